@@ -1,0 +1,87 @@
+// lightsim error types and the checking macros every module uses.
+//
+// Contract: library code reports failure by throwing one of these types and never calls
+// exit/abort/assert on user input. Only `main` maps them to exit codes:
+//   InputError and its subclasses (bad config, unit, usage, missing file)  -> exit 2
+//   every other Error (internal invariant, numeric fault, I/O failure)     -> exit 1
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include <fmt/format.h>
+
+namespace lightsim {
+
+// Root of every exception lightsim throws.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The user gave us something we cannot accept (CLI exit code 2).
+class InputError : public Error {
+ public:
+  using Error::Error;
+};
+// A config file or value is wrong: unknown key, wrong type, out of range.
+class ConfigError : public InputError {
+ public:
+  using InputError::InputError;
+};
+// A quantity string has a missing, unknown or wrong-dimension unit.
+class UnitError : public InputError {
+ public:
+  using InputError::InputError;
+};
+// The command line is wrong.
+class UsageError : public InputError {
+ public:
+  using InputError::InputError;
+};
+// A data file (.npy, manifest, ...) is missing, malformed or of the wrong shape/dtype.
+class DataFormatError : public InputError {
+ public:
+  using InputError::InputError;
+};
+
+// Reading or writing a file failed for a reason other than its content (disk full, permission).
+class IoError : public Error {
+ public:
+  using Error::Error;
+};
+// A NaN or Inf appeared where a finite number is required.
+class NumericError : public Error {
+ public:
+  using Error::Error;
+};
+// A broken internal invariant: a bug in lightsim, not in the input.
+class InternalError : public Error {
+ public:
+  using Error::Error;
+};
+
+namespace detail {
+[[noreturn]] void throw_internal(const char* file, int line, const char* condition,
+                                 const std::string& message);
+}  // namespace detail
+
+}  // namespace lightsim
+
+// LIGHTSIM_THROW(Type, "format {}", args...): throw a lightsim::Type with a formatted message.
+#define LIGHTSIM_THROW(Type, ...) throw ::lightsim::Type(::fmt::format(__VA_ARGS__))
+
+// LIGHTSIM_CHECK_AS(Type, cond, "format {}", args...): throw Type unless cond holds.
+#define LIGHTSIM_CHECK_AS(Type, cond, ...) \
+  do {                                     \
+    if (!(cond)) [[unlikely]]              \
+      LIGHTSIM_THROW(Type, __VA_ARGS__);   \
+  } while (false)
+
+// LIGHTSIM_CHECK(cond, "format {}", args...): an internal invariant. Throws InternalError
+// naming the source location and the failed condition.
+#define LIGHTSIM_CHECK(cond, ...)                                                                \
+  do {                                                                                           \
+    if (!(cond)) [[unlikely]]                                                                    \
+      ::lightsim::detail::throw_internal(__FILE__, __LINE__, #cond, ::fmt::format(__VA_ARGS__)); \
+  } while (false)
