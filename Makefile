@@ -6,7 +6,7 @@ JOBS       ?= $(shell nproc)
 OUT        ?= out
 CMAKE_GEN  := -G Ninja
 
-.PHONY: all build demo test setup asan test-asan bench format clean
+.PHONY: all build demo test setup asan test-asan bench docs format clean
 
 all: build
 
@@ -39,6 +39,9 @@ test: build test-asan
 
 bench: build
 	@for b in $(BUILD)/bin/bench_*; do echo "== $$b"; $$b; done
+
+docs: build
+	$(BUILD)/bin/lightsim config reference -o docs/config-reference.md
 
 format:
 	git ls-files '*.h' '*.cpp' ':!third_party' | xargs clang-format -i

@@ -1,0 +1,39 @@
+// Shared pieces of the lightsim command-line program (apps/lightsim/).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "lightsim/core/config.h"
+#include "lightsim/core/registry.h"
+
+namespace lightsim::cli {
+
+// Options every subcommand accepts (before or after the subcommand name).
+struct GlobalOptions {
+  std::uint64_t seed = 1;
+  bool seed_given = false;
+  unsigned threads = 0;  // 0 = all hardware threads
+  bool json = false;     // machine-readable output on stdout
+  bool quiet = false;    // no progress, warnings only
+  std::filesystem::path out = "out";
+  std::vector<std::filesystem::path> config_path;  // extra preset roots, searched first
+  std::vector<std::string> assignments;            // --set KEY=VALUE
+
+  // Preset roots (--config-path, then the source tree's configs/) and --set assignments.
+  config::LoadOptions load_options() const;
+};
+
+// Each command file adds its subcommand(s) to the app; the callback runs after parsing.
+void add_list_command(CLI::App& app, const GlobalOptions& options, const Registry& registry);
+void add_config_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
+void add_reproduce_command(CLI::App& app, const GlobalOptions& options, const Registry& registry);
+
+// Registers every module's spec kinds and implementation families.
+void register_all(Registry& registry);
+
+}  // namespace lightsim::cli

@@ -1,0 +1,213 @@
+#include "lightsim/core/config_node.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "lightsim/core/error.h"
+
+namespace lightsim::config {
+
+std::string Location::str() const {
+  if (line <= 0) return source;
+  return fmt::format("{}:{}:{}", source, line, column);
+}
+
+Node Node::make_null(Location where) {
+  Node n;
+  n.location_ = std::move(where);
+  return n;
+}
+Node Node::make_scalar(std::string value, Location where) {
+  Node n = make_null(std::move(where));
+  n.kind_ = Kind::scalar;
+  n.scalar_ = std::move(value);
+  return n;
+}
+Node Node::make_map(Location where) {
+  Node n = make_null(std::move(where));
+  n.kind_ = Kind::map;
+  return n;
+}
+Node Node::make_sequence(Location where) {
+  Node n = make_null(std::move(where));
+  n.kind_ = Kind::sequence;
+  return n;
+}
+
+const std::string& Node::scalar() const {
+  LIGHTSIM_CHECK(is_scalar(), "{} is {}, not a scalar", location_.str(), kind_name());
+  return scalar_;
+}
+const std::vector<Node::Entry>& Node::entries() const {
+  LIGHTSIM_CHECK(is_map(), "{} is {}, not a map", location_.str(), kind_name());
+  return entries_;
+}
+const std::vector<Node>& Node::items() const {
+  LIGHTSIM_CHECK(is_sequence(), "{} is {}, not a list", location_.str(), kind_name());
+  return items_;
+}
+
+const Node* Node::find(std::string_view key) const {
+  if (!is_map()) return nullptr;
+  for (const auto& [k, v] : entries_)
+    if (k == key) return &v;
+  return nullptr;
+}
+Node* Node::find(std::string_view key) {
+  return const_cast<Node*>(static_cast<const Node*>(this)->find(key));
+}
+Node& Node::set(std::string key, Node value) {
+  LIGHTSIM_CHECK(is_map(), "set on {}", kind_name());
+  if (Node* existing = find(key)) return *existing = std::move(value);
+  entries_.emplace_back(std::move(key), std::move(value));
+  return entries_.back().second;
+}
+void Node::erase(std::string_view key) {
+  LIGHTSIM_CHECK(is_map(), "erase on {}", kind_name());
+  std::erase_if(entries_, [&](const Entry& e) { return e.first == key; });
+}
+void Node::push_back(Node value) {
+  LIGHTSIM_CHECK(is_sequence(), "push_back on {}", kind_name());
+  items_.push_back(std::move(value));
+}
+
+std::string_view Node::kind_name() const {
+  switch (kind_) {
+    case Kind::null: return "nothing";
+    case Kind::scalar: return "a value";
+    case Kind::map: return "a mapping";
+    case Kind::sequence: return "a list";
+  }
+  return "?";
+}
+
+namespace {
+
+Location location_of(const YAML::Mark& mark, const std::string& source) {
+  return {source, mark.line + 1, mark.column + 1};
+}
+
+Node convert(const YAML::Node& y, const std::string& source) {
+  Location where = location_of(y.Mark(), source);
+  switch (y.Type()) {
+    case YAML::NodeType::Undefined:
+    case YAML::NodeType::Null: return Node::make_null(where);
+    case YAML::NodeType::Scalar: return Node::make_scalar(y.Scalar(), where);
+    case YAML::NodeType::Sequence: {
+      Node seq = Node::make_sequence(where);
+      for (const auto& item : y) seq.push_back(convert(item, source));
+      return seq;
+    }
+    case YAML::NodeType::Map: {
+      Node map = Node::make_map(where);
+      for (const auto& kv : y) {
+        Location key_at = location_of(kv.first.Mark(), source);
+        LIGHTSIM_CHECK_AS(ConfigError, kv.first.IsScalar(), "{}: a key must be a plain name",
+                          key_at.str());
+        const std::string& key = kv.first.Scalar();
+        if (const Node* first = map.find(key))
+          LIGHTSIM_THROW(ConfigError, "{}: duplicate key '{}' (first given at line {})",
+                         key_at.str(), key, first->location().line);
+        Node value = convert(kv.second, source);
+        if (value.is_null()) value = Node::make_null(key_at);  // empty values point at the key
+        map.set(key, std::move(value));
+      }
+      return map;
+    }
+  }
+  return Node::make_null(where);
+}
+
+}  // namespace
+
+Node parse_document(std::string_view text, const std::string& source) {
+  try {
+    return convert(YAML::Load(std::string(text)), source);
+  } catch (const YAML::ParserException& e) {
+    LIGHTSIM_THROW(ConfigError, "{}: syntax error: {}", location_of(e.mark, source).str(), e.msg);
+  }
+}
+
+Node load_document(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    std::error_code ec;
+    if (!std::filesystem::exists(file, ec))
+      LIGHTSIM_THROW(InputError, "{}: no such file", file.string());
+    LIGHTSIM_THROW(InputError, "{}: cannot be read", file.string());
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  LIGHTSIM_CHECK_AS(InputError, !in.bad(), "{}: read failed", file.string());
+  return parse_document(text.str(), file.string());
+}
+
+void merge_into(Node& base, const Node& overlay) {
+  if (base.is_map() && overlay.is_map()) {
+    for (const auto& [key, value] : overlay.entries()) {
+      if (Node* existing = base.find(key); existing && existing->is_map() && value.is_map())
+        merge_into(*existing, value);
+      else
+        base.set(key, value);
+    }
+    return;
+  }
+  base = overlay;
+}
+
+void apply_assignment(Node& root, std::string_view assignment) {
+  const auto eq = assignment.find('=');
+  LIGHTSIM_CHECK_AS(UsageError, eq != std::string_view::npos && eq > 0,
+                    "--set '{}': expected KEY.PATH=VALUE", assignment);
+  const std::string path(assignment.substr(0, eq));
+  const std::string source = fmt::format("--set {}", path);
+  Node value = parse_document(assignment.substr(eq + 1), source);
+  if (!root.is_map()) root = Node::make_map({source, 0, 0});
+  Node* at = &root;
+  std::string_view rest = path;
+  while (true) {
+    const auto dot = rest.find('.');
+    const std::string key(rest.substr(0, dot));
+    LIGHTSIM_CHECK_AS(UsageError, !key.empty(), "--set '{}': empty key in path", assignment);
+    if (dot == std::string_view::npos) {
+      at->set(key, std::move(value));
+      return;
+    }
+    Node* next = at->find(key);
+    if (next == nullptr || !next->is_map()) next = &at->set(key, Node::make_map({source, 0, 0}));
+    at = next;
+    rest.remove_prefix(dot + 1);
+  }
+}
+
+namespace {
+void emit(YAML::Emitter& out, const Node& n) {
+  switch (n.kind()) {
+    case Node::Kind::null: out << YAML::Null; break;
+    case Node::Kind::scalar: out << n.scalar(); break;
+    case Node::Kind::sequence:
+      out << YAML::BeginSeq;
+      for (const auto& item : n.items()) emit(out, item);
+      out << YAML::EndSeq;
+      break;
+    case Node::Kind::map:
+      out << YAML::BeginMap;
+      for (const auto& [k, v] : n.entries()) {
+        out << YAML::Key << k << YAML::Value;
+        emit(out, v);
+      }
+      out << YAML::EndMap;
+      break;
+  }
+}
+}  // namespace
+
+std::string to_yaml(const Node& node) {
+  YAML::Emitter out;
+  emit(out, node);
+  return std::string(out.c_str()) + "\n";
+}
+
+}  // namespace lightsim::config

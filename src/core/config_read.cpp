@@ -1,0 +1,230 @@
+// Non-template parts of the strict spec reader: scalars, messages, presets, file headers.
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+
+#include "lightsim/core/config.h"
+
+namespace lightsim::config {
+
+std::string Reader::path() const {
+  std::string out;
+  for (const auto& key : path_) {
+    if (!out.empty() && key.front() != '[') out += '.';
+    out += key;
+  }
+  return out;
+}
+
+void Reader::fail(const Node& at, std::string_view message) const {
+  const std::string key = path();
+  if (key.empty()) LIGHTSIM_THROW(ConfigError, "{}: {}", at.location().str(), message);
+  LIGHTSIM_THROW(ConfigError, "{}: {}: {}", at.location().str(), key, message);
+}
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+const std::string& scalar_or_fail(const Node& n, const Reader& r, std::string_view expected) {
+  if (!n.is_scalar()) r.fail(n, fmt::format("expected {}, got {}", expected, n.kind_name()));
+  return n.scalar();
+}
+
+bool parse_double(std::string_view text, double& out) {
+  text = trim(text);
+  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && end == text.data() + text.size() && std::isfinite(out);
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
+                        std::tolower(static_cast<unsigned char>(b[j - 1]));
+      const std::size_t next = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
+      diagonal = row[j];
+      row[j] = next;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+double read_number(const Node& n, const Reader& r) {
+  const std::string& text = scalar_or_fail(n, r, "a number");
+  double v = 0;
+  if (parse_double(text, v)) return v;
+  r.fail(n, fmt::format("expected a finite plain number (this key takes no unit), got \"{}\"", text));
+}
+
+std::int64_t read_integer(const Node& n, const Reader& r) {
+  const std::string& text = scalar_or_fail(n, r, "an integer");
+  std::string_view t = trim(text);
+  if (!t.empty() && t.front() == '+') t.remove_prefix(1);
+  std::int64_t v = 0;
+  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (ec == std::errc() && end == t.data() + t.size()) return v;
+  double d = 0;  // accept integral values written like 1e4
+  if (parse_double(text, d) && d == std::floor(d) && std::fabs(d) <= 9007199254740992.0)
+    return static_cast<std::int64_t>(d);
+  r.fail(n, fmt::format("expected an integer, got \"{}\"", text));
+}
+
+bool read_bool(const Node& n, const Reader& r) {
+  const std::string& text = scalar_or_fail(n, r, "true or false");
+  if (text == "true" || text == "True" || text == "TRUE") return true;
+  if (text == "false" || text == "False" || text == "FALSE") return false;
+  r.fail(n, fmt::format("expected true or false, got \"{}\"", text));
+}
+
+std::string read_string(const Node& n, const Reader& r) {
+  return scalar_or_fail(n, r, "a string");
+}
+
+ParsedQuantity read_quantity(const Node& n, const Reader& r, Dim expected) {
+  const std::string& text =
+      scalar_or_fail(n, r, fmt::format("a {} such as \"{}\"", dimension_name(expected),
+                                       format_quantity(1.0, expected)));
+  try {
+    ParsedQuantity q = parse_quantity(text);
+    if (!(q.dim == expected)) throw_dimension_mismatch(text, expected, q.dim);
+    return q;
+  } catch (const UnitError& e) {
+    const std::string key = r.path();
+    LIGHTSIM_THROW(UnitError, "{}: {}: {}", n.location().str(), key, e.what());
+  }
+}
+
+std::string closest_match(std::string_view word, const std::vector<std::string>& candidates) {
+  std::string best;
+  std::size_t best_distance = std::max<std::size_t>(1, std::min<std::size_t>(3, word.size() / 3));
+  for (const auto& c : candidates) {
+    const std::size_t d = edit_distance(word, c);
+    if (d <= best_distance && (best.empty() || d < best_distance)) {
+      best = c;
+      best_distance = d;
+    }
+  }
+  return best;
+}
+
+std::string format_number(double v) { return fmt::format("{}", v); }
+
+Node strip_header(const Node& document, std::string_view kind, int schema_version) {
+  const Reader r({});
+  if (!document.is_map())
+    r.fail(document, fmt::format("expected a mapping with schema_version, kind and {} keys, got {}",
+                                 kind, document.kind_name()));
+  const Node* version = document.find("schema_version");
+  if (version == nullptr)
+    r.fail(document, fmt::format("missing 'schema_version' (this lightsim reads {} files of "
+                                 "schema_version {})",
+                                 kind, schema_version));
+  const std::int64_t v = read_integer(*version, r);
+  if (v > schema_version)
+    r.fail(*version, fmt::format("schema_version {} is newer than this lightsim reads for {} "
+                                 "files ({}); update lightsim",
+                                 v, kind, schema_version));
+  if (v < schema_version)
+    r.fail(*version, fmt::format("schema_version {} of {} files is no longer read (current: {})", v,
+                                 kind, schema_version));
+  const Node* given_kind = document.find("kind");
+  if (given_kind == nullptr)
+    r.fail(document, fmt::format("missing 'kind' (expected kind: {})", kind));
+  const std::string k = read_string(*given_kind, r);
+  if (k != kind)
+    r.fail(*given_kind, fmt::format("this file is a '{}' config; expected a '{}' config", k, kind));
+  Node body = document;
+  body.erase("schema_version");
+  body.erase("kind");
+  return body;
+}
+
+namespace {
+
+bool looks_like_path(std::string_view name) {
+  return name.find('/') != std::string_view::npos || name.ends_with(".yaml") ||
+         name.ends_with(".yml") || name.ends_with(".json");
+}
+
+std::vector<std::string> available_presets(const std::vector<std::filesystem::path>& roots,
+                                           std::string_view dir) {
+  std::vector<std::string> names;
+  for (const auto& root : roots) {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(root / dir, ec)) {
+      const auto ext = entry.path().extension();
+      if (ext == ".yaml" || ext == ".yml" || ext == ".json")
+        names.push_back(entry.path().stem().string());
+    }
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
+}  // namespace
+
+Node Reader::expand_preset(const Node& node, const SchemaInfo& schema) {
+  const Node& preset = *node.find("preset");
+  std::string name;
+  {
+    Scope scope(*this, "preset");
+    name = read_string(preset, *this);
+  }
+  std::filesystem::path file;
+  std::vector<std::string> searched;
+  if (looks_like_path(name)) {
+    std::filesystem::path base = std::filesystem::path(preset.location().source).parent_path();
+    file = std::filesystem::path(name).is_absolute() || base.empty() ? std::filesystem::path(name)
+                                                                     : base / name;
+    searched.push_back(file.string());
+    if (!std::filesystem::is_regular_file(file)) file.clear();
+  } else {
+    for (const auto& root : options_.config_roots) {
+      for (const char* ext : {".yaml", ".yml", ".json"}) {
+        const auto candidate = root / schema.preset_dir / (name + ext);
+        if (file.empty() && std::filesystem::is_regular_file(candidate)) file = candidate;
+      }
+      searched.push_back((root / schema.preset_dir).string());
+    }
+  }
+  if (file.empty()) {
+    Scope scope(*this, "preset");
+    const auto names = available_presets(options_.config_roots, schema.preset_dir);
+    const std::string guess = closest_match(name, names);
+    fail(preset, fmt::format("unknown {} preset '{}' (looked in {}){}", schema.kind, name,
+                             searched.empty() ? "no config folder" : fmt::format("{}", fmt::join(searched, ", ")),
+                             !guess.empty()   ? fmt::format("; did you mean '{}'?", guess)
+                             : names.empty()  ? std::string()
+                                              : fmt::format("; available: {}", fmt::join(names, ", "))));
+  }
+  const std::string key = std::filesystem::weakly_canonical(file).string();
+  if (std::find(preset_chain_.begin(), preset_chain_.end(), key) != preset_chain_.end()) {
+    Scope scope(*this, "preset");
+    fail(preset, fmt::format("preset cycle: {} -> {}", fmt::join(preset_chain_, " -> "), key));
+  }
+  preset_chain_.push_back(key);
+  Node base = strip_header(load_document(file), schema.kind, schema.schema_version);
+  if (base.find("preset") != nullptr) base = expand_preset(base, schema);
+  preset_chain_.pop_back();
+
+  Node overlay = node;
+  overlay.erase("preset");
+  merge_into(base, overlay);
+  return base;
+}
+
+}  // namespace lightsim::config
