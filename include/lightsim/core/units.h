@@ -89,6 +89,11 @@ inline constexpr Dim loss_per_length = decibel / length;        // dB/m
 inline constexpr Dim per_temperature = inverse(temperature);    // 1/K
 }  // namespace dims
 
+// Converts `si` (SI base units of dimension d) to a value in `unit`, e.g. 1.55e-6 m in "nm"
+// -> 1550; "dBm" is accepted for powers. Throws UnitError if `unit` is unknown or of another
+// dimension. Used by Quantity::in.
+double convert_to_unit(double si, Dim d, std::string_view unit);
+
 template <Dim D>
 class Quantity {
  public:
@@ -99,6 +104,9 @@ class Quantity {
   static constexpr Quantity si(double value) { return Quantity(value); }
   // The value in coherent SI base units.
   constexpr double si() const { return value_; }
+  // The value expressed in `unit` (same dimension, or "dBm" for a power); throws UnitError.
+  // Parses the unit string on each call: convert once, outside inner loops.
+  double in(std::string_view unit) const { return convert_to_unit(value_, D, unit); }
 
   constexpr Quantity operator+(Quantity o) const { return Quantity(value_ + o.value_); }
   constexpr Quantity operator-(Quantity o) const { return Quantity(value_ - o.value_); }
@@ -217,5 +225,46 @@ template <Dim D>
 std::string to_string(Quantity<D> q) {
   return format_quantity(q.si(), D);
 }
+
+// User-defined literals for tests and constants: `using namespace lightsim::literals;`
+// then 1550.0_nm, 10.0_ns, 1.0_mW. Floating literals only (write 1550.0_nm, not 1550_nm).
+// Computed in long double and rounded once, so they may differ from parse() in the last bit.
+namespace literals {
+namespace detail {
+template <Dim D>
+constexpr Quantity<D> scaled(long double v, int exp10) {
+  long double p = 1.0L;
+  for (int i = 0; i < (exp10 < 0 ? -exp10 : exp10); ++i) p *= 10.0L;
+  return Quantity<D>::si(static_cast<double>(exp10 < 0 ? v / p : v * p));
+}
+}  // namespace detail
+
+// clang-format off
+constexpr Length operator""_m(long double v) { return detail::scaled<dims::length>(v, 0); }
+constexpr Length operator""_mm(long double v) { return detail::scaled<dims::length>(v, -3); }
+constexpr Length operator""_um(long double v) { return detail::scaled<dims::length>(v, -6); }
+constexpr Length operator""_nm(long double v) { return detail::scaled<dims::length>(v, -9); }
+constexpr Length operator""_pm(long double v) { return detail::scaled<dims::length>(v, -12); }
+constexpr Time operator""_s(long double v) { return detail::scaled<dims::time>(v, 0); }
+constexpr Time operator""_ms(long double v) { return detail::scaled<dims::time>(v, -3); }
+constexpr Time operator""_us(long double v) { return detail::scaled<dims::time>(v, -6); }
+constexpr Time operator""_ns(long double v) { return detail::scaled<dims::time>(v, -9); }
+constexpr Time operator""_ps(long double v) { return detail::scaled<dims::time>(v, -12); }
+constexpr Frequency operator""_Hz(long double v) { return detail::scaled<dims::frequency>(v, 0); }
+constexpr Frequency operator""_GHz(long double v) { return detail::scaled<dims::frequency>(v, 9); }
+constexpr Power operator""_W(long double v) { return detail::scaled<dims::power>(v, 0); }
+constexpr Power operator""_mW(long double v) { return detail::scaled<dims::power>(v, -3); }
+constexpr Power operator""_uW(long double v) { return detail::scaled<dims::power>(v, -6); }
+constexpr Energy operator""_J(long double v) { return detail::scaled<dims::energy>(v, 0); }
+constexpr Energy operator""_pJ(long double v) { return detail::scaled<dims::energy>(v, -12); }
+constexpr Energy operator""_fJ(long double v) { return detail::scaled<dims::energy>(v, -15); }
+constexpr Voltage operator""_V(long double v) { return detail::scaled<dims::voltage>(v, 0); }
+constexpr Current operator""_mA(long double v) { return detail::scaled<dims::current>(v, -3); }
+constexpr TemperatureDelta operator""_K(long double v) { return detail::scaled<dims::temperature>(v, 0); }
+constexpr DataSize operator""_B(long double v) { return detail::scaled<dims::data>(v, 0); }
+constexpr Bandwidth operator""_GBps(long double v) { return detail::scaled<dims::bandwidth>(v, 9); }
+constexpr Decibel operator""_dB(long double v) { return detail::scaled<dims::decibel>(v, 0); }
+// clang-format on
+}  // namespace literals
 
 }  // namespace lightsim
