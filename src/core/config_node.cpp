@@ -58,15 +58,34 @@ const Node* Node::find(std::string_view key) const {
 Node* Node::find(std::string_view key) {
   return const_cast<Node*>(static_cast<const Node*>(this)->find(key));
 }
-Node& Node::set(std::string key, Node value) {
+const Location& Node::key_location(std::string_view key) const {
+  LIGHTSIM_CHECK(is_map(), "key_location on {}", kind_name());
+  for (std::size_t i = 0; i < entries_.size(); ++i)
+    if (entries_[i].first == key) return key_locations_[i];
+  return location_;
+}
+Node& Node::set(std::string key, Node value, Location key_at) {
   LIGHTSIM_CHECK(is_map(), "set on {}", kind_name());
-  if (Node* existing = find(key)) return *existing = std::move(value);
+  if (key_at.source.empty()) key_at = value.location();
+  for (std::size_t i = 0; i < entries_.size(); ++i) {
+    if (entries_[i].first == key) {
+      key_locations_[i] = std::move(key_at);
+      return entries_[i].second = std::move(value);
+    }
+  }
   entries_.emplace_back(std::move(key), std::move(value));
+  key_locations_.push_back(std::move(key_at));
   return entries_.back().second;
 }
 void Node::erase(std::string_view key) {
   LIGHTSIM_CHECK(is_map(), "erase on {}", kind_name());
-  std::erase_if(entries_, [&](const Entry& e) { return e.first == key; });
+  for (std::size_t i = 0; i < entries_.size(); ++i) {
+    if (entries_[i].first == key) {
+      entries_.erase(entries_.begin() + static_cast<std::ptrdiff_t>(i));
+      key_locations_.erase(key_locations_.begin() + static_cast<std::ptrdiff_t>(i));
+      return;
+    }
+  }
 }
 void Node::push_back(Node value) {
   LIGHTSIM_CHECK(is_sequence(), "push_back on {}", kind_name());
@@ -112,7 +131,7 @@ Node convert(const YAML::Node& y, const std::string& source) {
                          key_at.str(), key, first->location().line);
         Node value = convert(kv.second, source);
         if (value.is_null()) value = Node::make_null(key_at);  // empty values point at the key
-        map.set(key, std::move(value));
+        map.set(key, std::move(value), key_at);
       }
       return map;
     }
@@ -150,7 +169,7 @@ void merge_into(Node& base, const Node& overlay) {
       if (Node* existing = base.find(key); existing && existing->is_map() && value.is_map())
         merge_into(*existing, value);
       else
-        base.set(key, value);
+        base.set(key, value, overlay.key_location(key));
     }
     return;
   }

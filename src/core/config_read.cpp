@@ -17,10 +17,12 @@ std::string Reader::path() const {
   return out;
 }
 
-void Reader::fail(const Node& at, std::string_view message) const {
+void Reader::fail(const Node& at, std::string_view message) const { fail(at.location(), message); }
+
+void Reader::fail(const Location& at, std::string_view message) const {
   const std::string key = path();
-  if (key.empty()) LIGHTSIM_THROW(ConfigError, "{}: {}", at.location().str(), message);
-  LIGHTSIM_THROW(ConfigError, "{}: {}: {}", at.location().str(), key, message);
+  if (key.empty()) LIGHTSIM_THROW(ConfigError, "{}: {}", at.str(), message);
+  LIGHTSIM_THROW(ConfigError, "{}: {}: {}", at.str(), key, message);
 }
 
 namespace {
@@ -43,21 +45,26 @@ bool parse_double(std::string_view text, double& out) {
   return ec == std::errc() && end == text.data() + text.size() && std::isfinite(out);
 }
 
+// Optimal-string-alignment distance (Levenshtein plus adjacent transpositions), ignoring case.
 std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  const auto same = [](char x, char y) {
+    return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+  };
+  const std::size_t w = b.size() + 1;
+  std::vector<std::size_t> d((a.size() + 1) * w);
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i * w] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
-                        std::tolower(static_cast<unsigned char>(b[j - 1]));
-      const std::size_t next = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
-      diagonal = row[j];
-      row[j] = next;
+      const std::size_t cost = same(a[i - 1], b[j - 1]) ? 0 : 1;
+      std::size_t best = std::min({d[(i - 1) * w + j] + 1, d[i * w + j - 1] + 1,
+                                   d[(i - 1) * w + j - 1] + cost});
+      if (i > 1 && j > 1 && same(a[i - 1], b[j - 2]) && same(a[i - 2], b[j - 1]))
+        best = std::min(best, d[(i - 2) * w + j - 2] + 1);
+      d[i * w + j] = best;
     }
   }
-  return row[b.size()];
+  return d[a.size() * w + b.size()];
 }
 
 }  // namespace

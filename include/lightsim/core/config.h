@@ -100,6 +100,7 @@ class Reader {
   std::string path() const;
   // Throws ConfigError "<location>: <path>: <message>".
   [[noreturn]] void fail(const Node& at, std::string_view message) const;
+  [[noreturn]] void fail(const Location& at, std::string_view message) const;
 
   // Reads a spec from a mapping (or null for all defaults), resolving `preset:`.
   template <Spec S>
@@ -453,7 +454,7 @@ class Schema {
     out = S{};
     for (const auto& [key, value] : node.entries()) {
       const Field* f = find(key);
-      if (f == nullptr) fail_unknown(key, value, r);
+      if (f == nullptr) fail_unknown(key, node, r);
       Reader::Scope scope(r, key);
       f->read(out, value, r);
     }
@@ -482,13 +483,13 @@ class Schema {
       if (f.name == key) return &f;
     return nullptr;
   }
-  [[noreturn]] void fail_unknown(const std::string& key, const Node& value, Reader& r) const {
+  [[noreturn]] void fail_unknown(const std::string& key, const Node& map, Reader& r) const {
     std::vector<std::string> names;
     for (const auto& f : fields_) names.push_back(f.name);
     if (!info_.preset_dir.empty()) names.push_back("preset");
     const std::string guess = closest_match(key, names);
     Reader::Scope scope(r, key);
-    r.fail(value, fmt::format("unknown key in {} spec{}", info_.kind,
+    r.fail(map.key_location(key), fmt::format("unknown key in {} spec{}", info_.kind,
                               guess.empty() ? fmt::format(" (valid keys: {})", fmt::join(names, ", "))
                                             : fmt::format(" (did you mean '{}'?)", guess)));
   }

@@ -51,8 +51,11 @@ class Node {
   // Map lookup; nullptr when absent or when this is not a map.
   const Node* find(std::string_view key) const;
   Node* find(std::string_view key);
-  // Map insert-or-replace (precondition: is_map()); returns the stored node.
-  Node& set(std::string key, Node value);
+  // Where a map key was written (the value's location when the key's is unknown).
+  const Location& key_location(std::string_view key) const;
+  // Map insert-or-replace (precondition: is_map()); returns the stored node. `key_at` is
+  // where the key was written (default: the value's location).
+  Node& set(std::string key, Node value, Location key_at = {});
   // Removes a key if present (precondition: is_map()).
   void erase(std::string_view key);
   // Appends to a sequence (precondition: is_sequence()).
@@ -66,6 +69,7 @@ class Node {
   Location location_;
   std::string scalar_;
   std::vector<Entry> entries_;
+  std::vector<Location> key_locations_;  // parallel to entries_
   std::vector<Node> items_;
 };
 
