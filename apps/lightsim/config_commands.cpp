@@ -11,8 +11,8 @@ namespace {
 Json schema_json(const config::SchemaInfo& schema) {
   Json fields = Json::array();
   for (const auto& f : schema.fields) {
-    Json field = {{"name", f.name},       {"type", f.type},
-                  {"unit", f.unit},       {"default", f.required ? Json() : Json(f.default_text)},
+    Json field = {{"name", f.name},         {"type", f.type},
+                  {"unit", f.unit},         {"default", f.required ? Json() : Json(f.default_text)},
                   {"required", f.required}, {"constraint", f.constraint},
                   {"help", f.help}};
     if (f.nested != nullptr) field["fields"] = schema_json(*f.nested)["fields"];
@@ -36,8 +36,10 @@ void add_config_commands(CLI::App& app, const GlobalOptions& options, const Regi
   explain_cmd->add_option("KIND", *kind, "Config kind (see `lightsim list`)")->required();
   explain_cmd->callback([kind, &options, &registry] {
     const auto& schema = registry.spec(*kind);
-    if (options.json) std::cout << dump_json(schema_json(schema));
-    else std::cout << explain(schema);
+    if (options.json)
+      std::cout << dump_json(schema_json(schema));
+    else
+      std::cout << explain(schema);
   });
 
   auto* check_cmd = config->add_subcommand("check", "Validate config files (exit 2 on error)");
@@ -47,8 +49,10 @@ void add_config_commands(CLI::App& app, const GlobalOptions& options, const Regi
     Json results = Json::array();
     for (const auto& file : *files) {
       const std::string checked_kind = registry.check_file(file, options.load_options());
-      if (options.json) results.push_back({{"file", file.string()}, {"kind", checked_kind}});
-      else if (!options.quiet) std::cout << file.string() << ": ok (" << checked_kind << ")\n";
+      if (options.json)
+        results.push_back({{"file", file.string()}, {"kind", checked_kind}});
+      else if (!options.quiet)
+        std::cout << file.string() << ": ok (" << checked_kind << ")\n";
     }
     if (options.json) std::cout << dump_json({{"ok", true}, {"checked", results}});
   });
@@ -59,8 +63,10 @@ void add_config_commands(CLI::App& app, const GlobalOptions& options, const Regi
   reference_cmd->add_option("-o,--output", *output, "Write to this file instead of stdout");
   reference_cmd->callback([output, &registry] {
     const std::string text = config_reference_markdown(registry);
-    if (output->empty()) std::cout << text;
-    else write_file_atomic(*output, text);
+    if (output->empty())
+      std::cout << text;
+    else
+      write_file_atomic(*output, text);
   });
 }
 

@@ -50,8 +50,7 @@ int run(int argc, char** argv) {
     return app.exit(e);  // --help, --version
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);
-    std::cerr << "lightsim: error: " << e.what() << "\n"
-              << "Run `lightsim --help` (or `lightsim COMMAND --help`) for usage.\n";
+    std::cerr << "lightsim: error: " << e.what() << " (see `lightsim --help`)\n";
     return 2;
   }
   return 0;

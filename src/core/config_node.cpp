@@ -94,10 +94,14 @@ void Node::push_back(Node value) {
 
 std::string_view Node::kind_name() const {
   switch (kind_) {
-    case Kind::null: return "nothing";
-    case Kind::scalar: return "a value";
-    case Kind::map: return "a mapping";
-    case Kind::sequence: return "a list";
+    case Kind::null:
+      return "nothing";
+    case Kind::scalar:
+      return "a value";
+    case Kind::map:
+      return "a mapping";
+    case Kind::sequence:
+      return "a list";
   }
   return "?";
 }
@@ -112,8 +116,10 @@ Node convert(const YAML::Node& y, const std::string& source) {
   Location where = location_of(y.Mark(), source);
   switch (y.Type()) {
     case YAML::NodeType::Undefined:
-    case YAML::NodeType::Null: return Node::make_null(where);
-    case YAML::NodeType::Scalar: return Node::make_scalar(y.Scalar(), where);
+    case YAML::NodeType::Null:
+      return Node::make_null(where);
+    case YAML::NodeType::Scalar:
+      return Node::make_scalar(y.Scalar(), where);
     case YAML::NodeType::Sequence: {
       Node seq = Node::make_sequence(where);
       for (const auto& item : y) seq.push_back(convert(item, source));
@@ -204,8 +210,12 @@ void apply_assignment(Node& root, std::string_view assignment) {
 namespace {
 void emit(YAML::Emitter& out, const Node& n) {
   switch (n.kind()) {
-    case Node::Kind::null: out << YAML::Null; break;
-    case Node::Kind::scalar: out << n.scalar(); break;
+    case Node::Kind::null:
+      out << YAML::Null;
+      break;
+    case Node::Kind::scalar:
+      out << n.scalar();
+      break;
     case Node::Kind::sequence:
       out << YAML::BeginSeq;
       for (const auto& item : n.items()) emit(out, item);

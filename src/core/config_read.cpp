@@ -17,7 +17,9 @@ std::string Reader::path() const {
   return out;
 }
 
-void Reader::fail(const Node& at, std::string_view message) const { fail(at.location(), message); }
+void Reader::fail(const Node& at, std::string_view message) const {
+  fail(at.location(), message);
+}
 
 void Reader::fail(const Location& at, std::string_view message) const {
   const std::string key = path();
@@ -48,7 +50,8 @@ bool parse_double(std::string_view text, double& out) {
 // Optimal-string-alignment distance (Levenshtein plus adjacent transpositions), ignoring case.
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   const auto same = [](char x, char y) {
-    return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+    return std::tolower(static_cast<unsigned char>(x)) ==
+           std::tolower(static_cast<unsigned char>(y));
   };
   const std::size_t w = b.size() + 1;
   std::vector<std::size_t> d((a.size() + 1) * w);
@@ -57,8 +60,8 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   for (std::size_t i = 1; i <= a.size(); ++i) {
     for (std::size_t j = 1; j <= b.size(); ++j) {
       const std::size_t cost = same(a[i - 1], b[j - 1]) ? 0 : 1;
-      std::size_t best = std::min({d[(i - 1) * w + j] + 1, d[i * w + j - 1] + 1,
-                                   d[(i - 1) * w + j - 1] + cost});
+      std::size_t best =
+          std::min({d[(i - 1) * w + j] + 1, d[i * w + j - 1] + 1, d[(i - 1) * w + j - 1] + cost});
       if (i > 1 && j > 1 && same(a[i - 1], b[j - 2]) && same(a[i - 2], b[j - 1]))
         best = std::min(best, d[(i - 2) * w + j - 2] + 1);
       d[i * w + j] = best;
@@ -73,7 +76,8 @@ double read_number(const Node& n, const Reader& r) {
   const std::string& text = scalar_or_fail(n, r, "a number");
   double v = 0;
   if (parse_double(text, v)) return v;
-  r.fail(n, fmt::format("expected a finite plain number (this key takes no unit), got \"{}\"", text));
+  r.fail(n,
+         fmt::format("expected a finite plain number (this key takes no unit), got \"{}\"", text));
 }
 
 std::int64_t read_integer(const Node& n, const Reader& r) {
@@ -101,9 +105,9 @@ std::string read_string(const Node& n, const Reader& r) {
 }
 
 ParsedQuantity read_quantity(const Node& n, const Reader& r, Dim expected) {
-  const std::string& text =
-      scalar_or_fail(n, r, fmt::format("a {} such as \"{}\"", dimension_name(expected),
-                                       format_quantity(1.0, expected)));
+  const std::string& text = scalar_or_fail(
+      n, r,
+      fmt::format("a {} such as \"{}\"", dimension_name(expected), format_quantity(1.0, expected)));
   try {
     ParsedQuantity q = parse_quantity(text);
     if (!(q.dim == expected)) throw_dimension_mismatch(text, expected, q.dim);
@@ -127,7 +131,9 @@ std::string closest_match(std::string_view word, const std::vector<std::string>&
   return best;
 }
 
-std::string format_number(double v) { return fmt::format("{}", v); }
+std::string format_number(double v) {
+  return fmt::format("{}", v);
+}
 
 Node strip_header(const Node& document, std::string_view kind, int schema_version) {
   const Reader r({});
@@ -212,11 +218,13 @@ Node Reader::expand_preset(const Node& node, const SchemaInfo& schema) {
     Scope scope(*this, "preset");
     const auto names = available_presets(options_.config_roots, schema.preset_dir);
     const std::string guess = closest_match(name, names);
-    fail(preset, fmt::format("unknown {} preset '{}' (looked in {}){}", schema.kind, name,
-                             searched.empty() ? "no config folder" : fmt::format("{}", fmt::join(searched, ", ")),
-                             !guess.empty()   ? fmt::format("; did you mean '{}'?", guess)
-                             : names.empty()  ? std::string()
-                                              : fmt::format("; available: {}", fmt::join(names, ", "))));
+    fail(preset,
+         fmt::format(
+             "unknown {} preset '{}' (looked in {}){}", schema.kind, name,
+             searched.empty() ? "no config folder" : fmt::format("{}", fmt::join(searched, ", ")),
+             !guess.empty()  ? fmt::format("; did you mean '{}'?", guess)
+             : names.empty() ? std::string()
+                             : fmt::format("; available: {}", fmt::join(names, ", "))));
   }
   const std::string key = std::filesystem::weakly_canonical(file).string();
   if (std::find(preset_chain_.begin(), preset_chain_.end(), key) != preset_chain_.end()) {

@@ -58,8 +58,12 @@ void flatten(const config::SchemaInfo& schema, const std::string& prefix, std::v
     if (f.nested != nullptr) {
       const bool is_list = f.type.starts_with("list of");
       const bool is_map = f.type.starts_with("map of");
-      flatten(*f.nested, prefix + f.name + (is_list ? "[]." : is_map ? ".NAME." : "."), rows,
-              depth + 1);
+      flatten(*f.nested,
+              prefix + f.name +
+                  (is_list  ? "[]."
+                   : is_map ? ".NAME."
+                            : "."),
+              rows, depth + 1);
     }
   }
 }
@@ -115,15 +119,16 @@ std::string config_reference_markdown(const Registry& registry) {
     if (!schema.help.empty()) out += schema.help + "\n\n";
     out += fmt::format("`schema_version: {}`, `kind: {}`.", schema.schema_version, kind);
     if (!schema.preset_dir.empty())
-      out += fmt::format(" Presets: `preset: NAME` loads `configs/{}/NAME.yaml`.", schema.preset_dir);
+      out +=
+          fmt::format(" Presets: `preset: NAME` loads `configs/{}/NAME.yaml`.", schema.preset_dir);
     out += "\n\n| key | type | default | allowed | description |\n|---|---|---|---|---|\n";
     std::vector<Row> rows;
     flatten(schema, "", rows, 0);
     for (const auto& row : rows) {
       const auto& f = *row.field;
-      out += fmt::format("| `{}` | {} | {} | {} | {} |\n", row.key, escape_cell(type_with_unit(f)),
-                         escape_cell(default_cell(f)), escape_cell(f.constraint),
-                         escape_cell(f.help));
+      out +=
+          fmt::format("| `{}` | {} | {} | {} | {} |\n", row.key, escape_cell(type_with_unit(f)),
+                      escape_cell(default_cell(f)), escape_cell(f.constraint), escape_cell(f.help));
     }
   }
   return out;

@@ -186,53 +186,74 @@ struct Checks {
 // ---- value traits: reading, naming and printing each supported field type -------------
 template <class T>
 std::string type_name() {
-  if constexpr (std::is_same_v<T, bool>) return "boolean";
-  else if constexpr (detail::is_integer<T>) return "integer";
-  else if constexpr (std::is_floating_point_v<T>) return "number";
-  else if constexpr (std::is_same_v<T, std::string>) return "string";
-  else if constexpr (detail::is_quantity<T>::value) return dimension_name(T::dim);
+  if constexpr (std::is_same_v<T, bool>)
+    return "boolean";
+  else if constexpr (detail::is_integer<T>)
+    return "integer";
+  else if constexpr (std::is_floating_point_v<T>)
+    return "number";
+  else if constexpr (std::is_same_v<T, std::string>)
+    return "string";
+  else if constexpr (detail::is_quantity<T>::value)
+    return dimension_name(T::dim);
   else if constexpr (detail::is_vector<T>::value)
     return "list of " + type_name<typename T::value_type>();
   else if constexpr (detail::is_optional<T>::value)
     return type_name<typename T::value_type>() + " (optional)";
   else if constexpr (detail::is_string_map<T>::value)
     return "map of name to " + type_name<typename T::mapped_type>();
-  else if constexpr (Spec<T>) return std::string(T::kind) + " spec";
-  else static_assert(sizeof(T) == 0, "unsupported config field type");
+  else if constexpr (Spec<T>)
+    return std::string(T::kind) + " spec";
+  else
+    static_assert(sizeof(T) == 0, "unsupported config field type");
 }
 
 template <class T>
 std::string unit_name() {
-  if constexpr (detail::is_quantity<T>::value) return T::dim == dims::none ? "" : canonical_unit(T::dim);
+  if constexpr (detail::is_quantity<T>::value)
+    return T::dim == dims::none ? "" : canonical_unit(T::dim);
   else if constexpr (detail::is_vector<T>::value || detail::is_optional<T>::value)
     return unit_name<typename T::value_type>();
-  else if constexpr (detail::is_string_map<T>::value) return unit_name<typename T::mapped_type>();
-  else return "";
+  else if constexpr (detail::is_string_map<T>::value)
+    return unit_name<typename T::mapped_type>();
+  else
+    return "";
 }
 
 template <class T>
 const SchemaInfo* nested_info() {
-  if constexpr (Spec<T>) return &schema_of<T>().info();
+  if constexpr (Spec<T>)
+    return &schema_of<T>().info();
   else if constexpr (detail::is_vector<T>::value || detail::is_optional<T>::value)
     return nested_info<typename T::value_type>();
-  else if constexpr (detail::is_string_map<T>::value) return nested_info<typename T::mapped_type>();
-  else return nullptr;
+  else if constexpr (detail::is_string_map<T>::value)
+    return nested_info<typename T::mapped_type>();
+  else
+    return nullptr;
 }
 
 template <class T>
 std::string print_value(const T& v) {
-  if constexpr (std::is_same_v<T, bool>) return v ? "true" : "false";
-  else if constexpr (detail::is_integer<T>) return fmt::format("{}", v);
-  else if constexpr (std::is_floating_point_v<T>) return format_number(v);
-  else if constexpr (std::is_same_v<T, std::string>) return v;
-  else if constexpr (detail::is_quantity<T>::value) return to_string(v);
+  if constexpr (std::is_same_v<T, bool>)
+    return v ? "true" : "false";
+  else if constexpr (detail::is_integer<T>)
+    return fmt::format("{}", v);
+  else if constexpr (std::is_floating_point_v<T>)
+    return format_number(v);
+  else if constexpr (std::is_same_v<T, std::string>)
+    return v;
+  else if constexpr (detail::is_quantity<T>::value)
+    return to_string(v);
   else if constexpr (detail::is_vector<T>::value) {
     std::string out = "[";
     for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + print_value(v[i]);
     return out + "]";
-  } else if constexpr (detail::is_optional<T>::value) return v ? print_value(*v) : "unset";
-  else if constexpr (detail::is_string_map<T>::value) return v.empty() ? "{}" : "(see file)";
-  else return "";  // nested specs: their fields carry the defaults
+  } else if constexpr (detail::is_optional<T>::value)
+    return v ? print_value(*v) : "unset";
+  else if constexpr (detail::is_string_map<T>::value)
+    return v.empty() ? "{}" : "(see file)";
+  else
+    return "";  // nested specs: their fields carry the defaults
 }
 
 template <class E>
@@ -243,7 +264,7 @@ void check_element(const E& v, const Checks<E>& c, const Node& n, const Reader& 
     if (low || high) {
       std::string bound = c.lo_exclusive && !c.hi ? "> " + print_value(*c.lo)
                           : !c.hi                 ? ">= " + print_value(*c.lo)
-                          : !c.lo ? "<= " + print_value(*c.hi)
+                          : !c.lo                 ? "<= " + print_value(*c.hi)
                                   : "[" + print_value(*c.lo) + ", " + print_value(*c.hi) + "]";
       r.fail(n, fmt::format("{} is out of range {}", print_value(v), bound));
     }
@@ -295,7 +316,8 @@ void read_value(T& out, const Node& n, Reader& r, const Checks<element_t<T>>& c)
     return;
   } else {
     if (n.is_null()) r.fail(n, fmt::format("has no value (expected {})", type_name<T>()));
-    if constexpr (std::is_same_v<T, bool>) out = read_bool(n, r);
+    if constexpr (std::is_same_v<T, bool>)
+      out = read_bool(n, r);
     else if constexpr (detail::is_integer<T>) {
       const std::int64_t v = read_integer(n, r);
       if (std::cmp_less(v, std::numeric_limits<T>::min()) ||
@@ -303,10 +325,14 @@ void read_value(T& out, const Node& n, Reader& r, const Checks<element_t<T>>& c)
         r.fail(n, fmt::format("{} does not fit: expected an integer in [{}, {}]", v,
                               std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
       out = static_cast<T>(v);
-    } else if constexpr (std::is_floating_point_v<T>) out = static_cast<T>(read_number(n, r));
-    else if constexpr (std::is_same_v<T, std::string>) out = read_string(n, r);
-    else if constexpr (detail::is_quantity<T>::value) out = T::si(read_quantity(n, r, T::dim).si);
-    else static_assert(sizeof(T) == 0, "unsupported config field type");
+    } else if constexpr (std::is_floating_point_v<T>)
+      out = static_cast<T>(read_number(n, r));
+    else if constexpr (std::is_same_v<T, std::string>)
+      out = read_string(n, r);
+    else if constexpr (detail::is_quantity<T>::value)
+      out = T::si(read_quantity(n, r, T::dim).si);
+    else
+      static_assert(sizeof(T) == 0, "unsupported config field type");
     check_element(out, c, n, r);
   }
 }
@@ -316,7 +342,8 @@ template <class E, class B>
 E to_bound(const B& b) {
   if constexpr (detail::is_quantity<E>::value && std::is_convertible_v<B, std::string_view>)
     return parse<E::dim>(std::string_view(b));
-  else return static_cast<E>(b);
+  else
+    return static_cast<E>(b);
 }
 
 // Returned by Schema::field() to add constraints fluently.
@@ -411,9 +438,9 @@ class Schema {
 
   // A C++ enum field written as one of the given names.
   template <class En>
-    requires std::is_enum_v<En>
-  FieldInfo& enumeration(std::string name, En S::*member,
-                         std::vector<std::pair<std::string, En>> names, std::string help) {
+  requires std::is_enum_v<En> FieldInfo& enumeration(std::string name, En S::*member,
+                                                     std::vector<std::pair<std::string, En>> names,
+                                                     std::string help) {
     std::vector<std::string> words;
     for (const auto& [word, value] : names) words.push_back(word);
     FieldInfo& info = add_info(name, std::move(help));
@@ -450,7 +477,8 @@ class Schema {
       return;
     }
     if (!node.is_map())
-      r.fail(node, fmt::format("expected a mapping of {} keys, got {}", info_.kind, node.kind_name()));
+      r.fail(node,
+             fmt::format("expected a mapping of {} keys, got {}", info_.kind, node.kind_name()));
     out = S{};
     for (const auto& [key, value] : node.entries()) {
       const Field* f = find(key);
@@ -489,9 +517,10 @@ class Schema {
     if (!info_.preset_dir.empty()) names.push_back("preset");
     const std::string guess = closest_match(key, names);
     Reader::Scope scope(r, key);
-    r.fail(map.key_location(key), fmt::format("unknown key in {} spec{}", info_.kind,
-                              guess.empty() ? fmt::format(" (valid keys: {})", fmt::join(names, ", "))
-                                            : fmt::format(" (did you mean '{}'?)", guess)));
+    r.fail(map.key_location(key),
+           fmt::format("unknown key in {} spec{}", info_.kind,
+                       guess.empty() ? fmt::format(" (valid keys: {})", fmt::join(names, ", "))
+                                     : fmt::format(" (did you mean '{}'?)", guess)));
   }
   void run_rules(const S& out, const Node& node, const Reader& r) const {
     for (const auto& rule_fn : rules_)

@@ -40,7 +40,8 @@ class Family {
   }
   // The factory for `impl_name`; an unknown name is a ConfigError listing the valid ones.
   const Factory& get(std::string_view impl_name) const {
-    if (auto it = factories_.find(std::string(impl_name)); it != factories_.end()) return it->second;
+    if (auto it = factories_.find(std::string(impl_name)); it != factories_.end())
+      return it->second;
     std::vector<std::string> names;
     for (const auto& impl : implementations_) names.push_back(impl.name);
     const std::string guess = config::closest_match(impl_name, names);
@@ -84,8 +85,9 @@ class Registry {
     auto it = families_.find(name);
     if (it == families_.end()) {
       auto holder = std::make_shared<Family<Factory>>(name, help);
-      it = families_.emplace(name, FamilyEntry{holder, &holder->implementations(), help,
-                                               &typeid(Factory)})
+      it = families_
+               .emplace(name,
+                        FamilyEntry{holder, &holder->implementations(), help, &typeid(Factory)})
                .first;
     }
     LIGHTSIM_CHECK(*it->second.factory_type == typeid(Factory),

@@ -124,7 +124,8 @@ TEST(Config, DefaultsWhenKeysAreAbsent) {
 }
 
 TEST(Config, UnknownKeyNamesFileLinePathAndSuggestion) {
-  const std::string e = error_of("schema_version: 1\nkind: test_ring\nlaser:\n  powr_per_line: 1 mW\n");
+  const std::string e =
+      error_of("schema_version: 1\nkind: test_ring\nlaser:\n  powr_per_line: 1 mW\n");
   EXPECT_THAT(e, HasSubstr("ring.yaml:4:3: laser.powr_per_line: unknown key in laser spec"));
   EXPECT_THAT(e, HasSubstr("did you mean 'power_per_line'?"));
   const std::string far = error_of("schema_version: 1\nkind: test_ring\nzzzzzz: 1\n");
@@ -196,14 +197,14 @@ TEST(Config, RequiredKeysMustBeGiven) {
 }
 
 TEST(Config, JsonFilesAreReadWithPositions) {
-  EXPECT_EQ(read_spec<RingSpec>(parse_document(
-                R"({"schema_version": 1, "kind": "test_ring", "rows": 8})", "r.json"))
-                .rows,
-            8);
+  EXPECT_EQ(
+      read_spec<RingSpec>(
+          parse_document(R"({"schema_version": 1, "kind": "test_ring", "rows": 8})", "r.json"))
+          .rows,
+      8);
   try {
-    read_spec<RingSpec>(
-        parse_document("{\n  \"schema_version\": 1,\n  \"kind\": \"test_ring\",\n  \"rowz\": 8\n}",
-                       "r.json"));
+    read_spec<RingSpec>(parse_document(
+        "{\n  \"schema_version\": 1,\n  \"kind\": \"test_ring\",\n  \"rowz\": 8\n}", "r.json"));
     FAIL();
   } catch (const ConfigError& e) {
     EXPECT_THAT(std::string(e.what()), HasSubstr("r.json:4:3: rowz: unknown key"));
@@ -247,13 +248,12 @@ class PresetTest : public ::testing::Test {
 };
 
 TEST_F(PresetTest, PresetValuesAreOverriddenKeyByKey) {
-  const RingSpec r =
-      read_ring("schema_version: 1\nkind: test_ring\npreset: derived\nlaser: {rin: -150 dB}\n",
-                options_);
-  EXPECT_DOUBLE_EQ(r.radius.si(), 30e-6);                  // from base
-  EXPECT_EQ(r.rows, 32);                                   // derived overrides base
-  EXPECT_DOUBLE_EQ(r.laser.power_per_line.si(), 2e-3);     // nested key kept from base
-  EXPECT_DOUBLE_EQ(r.laser.rin.si(), -150);                // nested key overridden
+  const RingSpec r = read_ring(
+      "schema_version: 1\nkind: test_ring\npreset: derived\nlaser: {rin: -150 dB}\n", options_);
+  EXPECT_DOUBLE_EQ(r.radius.si(), 30e-6);               // from base
+  EXPECT_EQ(r.rows, 32);                                // derived overrides base
+  EXPECT_DOUBLE_EQ(r.laser.power_per_line.si(), 2e-3);  // nested key kept from base
+  EXPECT_DOUBLE_EQ(r.laser.rin.si(), -150);             // nested key overridden
 }
 
 TEST_F(PresetTest, PresetErrorsNameTheirFileAndSuggest) {
