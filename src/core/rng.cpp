@@ -2,6 +2,7 @@
 
 #include <Random123/philox.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -101,15 +102,46 @@ double RandomStream::normal() {
 }
 
 void RandomStream::fill_u32(std::span<std::uint32_t> out) {
-  for (auto& v : out) v = next_u32();
+  // Whole blocks through the bulk kernel, a bounded buffer at a time.
+  constexpr std::size_t kBufWords = 1024;
+  std::uint32_t buf[kBufWords + 4];
+  std::size_t i = 0;
+  while (i < out.size()) {
+    const std::uint64_t first_block = pos_ / 4;
+    const std::size_t skip = static_cast<std::size_t>(pos_ % 4);
+    const std::size_t take = std::min(out.size() - i, kBufWords);
+    const std::size_t words = (skip + take + 3) / 4 * 4;
+    detail::philox_words_at(detail::best_simd_level(), key_, first_block,
+                            std::span<std::uint32_t>(buf, words));
+    std::copy_n(buf + skip, take, out.begin() + static_cast<std::ptrdiff_t>(i));
+    i += take;
+    pos_ += take;
+  }
 }
 
 void RandomStream::fill_uniform(std::span<float> out) {
-  for (auto& v : out) v = uniform_float();
+  static_assert(sizeof(float) == sizeof(std::uint32_t));
+  constexpr std::size_t kChunk = 1024;
+  std::uint32_t w[kChunk];
+  for (std::size_t i = 0; i < out.size(); i += kChunk) {
+    const std::size_t n = std::min(kChunk, out.size() - i);
+    fill_u32(std::span<std::uint32_t>(w, n));
+    for (std::size_t j = 0; j < n; ++j) out[i + j] = static_cast<float>(w[j] >> 8) * 0x1p-24f;
+  }
 }
 
 void RandomStream::fill_uniform(std::span<double> out) {
-  for (auto& v : out) v = uniform();
+  constexpr std::size_t kChunk = 512;
+  std::uint32_t w[2 * kChunk];
+  align(2);
+  for (std::size_t i = 0; i < out.size(); i += kChunk) {
+    const std::size_t n = std::min(kChunk, out.size() - i);
+    fill_u32(std::span<std::uint32_t>(w, 2 * n));
+    for (std::size_t j = 0; j < n; ++j) {
+      const std::uint64_t bits = (std::uint64_t{w[2 * j]} << 32) | w[2 * j + 1];
+      out[i + j] = static_cast<double>(bits >> 11) * 0x1p-53;
+    }
+  }
 }
 
 void RandomStream::fill_normal(std::span<float> out) {

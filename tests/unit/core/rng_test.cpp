@@ -152,6 +152,17 @@ TEST(Rng, ScalarAndBulkDoubleDrawsAgree) {
   EXPECT_EQ(a.position(), b.position());
 }
 
+TEST(Rng, BulkWordsMatchScalarWordsAtAnyOffset) {
+  RandomStream a(12, {3}), b(12, {3});
+  a.skip(3);
+  b.skip(3);
+  std::vector<std::uint32_t> w(3001);
+  a.fill_u32(std::span<std::uint32_t>(w).subspan(0, 5));
+  a.fill_u32(std::span<std::uint32_t>(w).subspan(5));
+  for (std::uint32_t v : w) ASSERT_EQ(v, b.next_u32());
+  EXPECT_EQ(a.position(), b.position());
+}
+
 TEST(Rng, ScaledFillIsMeanPlusSigmaTimesStandard) {
   RandomStream a(8, {}), b(8, {});
   std::vector<float> z(100), x(100);
