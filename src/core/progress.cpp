@@ -118,6 +118,7 @@ std::uint64_t ProgressTask::done() const {
 }
 
 void ProgressTask::advance(std::uint64_t n) {
+  if (!state_) return;  // moved-from handle
   State& s = *state_;
   s.done.fetch_add(n, std::memory_order_relaxed);
   if (s.options.mode == ProgressMode::quiet) return;
@@ -131,6 +132,7 @@ void ProgressTask::advance(std::uint64_t n) {
 }
 
 void ProgressTask::finish() {
+  if (!state_) return;
   State& s = *state_;
   std::lock_guard lock(s.mutex);
   if (s.finished) return;

@@ -55,6 +55,7 @@ class Progress {
 };
 
 // Handle of a running task. advance() and finish() are thread-safe; the destructor finishes.
+// A moved-from handle ignores every call.
 class ProgressTask {
  public:
   ProgressTask(ProgressTask&&) noexcept = default;
