@@ -1,0 +1,74 @@
+// The run context: seed, threads, logger, progress and thread pool. Passed explicitly to
+// everything that needs them; lightsim has no global mutable state.
+#pragma once
+
+#include <cstdint>
+#include <iostream>
+#include <ostream>
+#include <utility>
+
+#include "lightsim/core/log.h"
+#include "lightsim/core/parallel.h"
+#include "lightsim/core/progress.h"
+#include "lightsim/core/rng.h"
+
+namespace lightsim {
+
+struct ContextOptions {
+  std::uint64_t seed = 0;
+  std::size_t threads = 0;  // total parallelism, caller included; 0 = hardware concurrency
+  LogLevel log_level = LogLevel::info;
+  std::ostream* log_stream = &std::cerr;  // not owned
+  Progress::Options progress{};
+};
+
+// Non-copyable and non-movable (it owns running threads); hold it by value in main or in a
+// unique_ptr.
+class Context {
+ public:
+  Context() : Context(ContextOptions{}) {}
+  explicit Context(const ContextOptions& options)
+      : seed_(options.seed),
+        logger_(options.log_level, *options.log_stream),
+        progress_(options.progress),
+        pool_(options.threads) {}
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  std::uint64_t seed() const { return seed_; }
+  std::size_t threads() const { return pool_.size(); }
+  Logger& log() { return logger_; }
+  Progress& progress() { return progress_; }
+  ThreadPool& pool() { return pool_; }
+
+  // RandomStream keyed by (seed, ids...); at most StreamKey::kMaxIds ids.
+  template <typename... Ids>
+  RandomStream stream(Ids... ids) const {
+    static_assert(sizeof...(Ids) <= StreamKey::kMaxIds, "too many stream ids");
+    return RandomStream(seed_, {static_cast<std::uint64_t>(ids)...});
+  }
+
+ private:
+  std::uint64_t seed_;
+  Logger logger_;
+  Progress progress_;
+  ThreadPool pool_;
+};
+
+// Context overloads of the loops in parallel.h (same contracts).
+template <typename F>
+void parallel_for(Context& ctx, std::size_t n, F&& body, std::size_t grain = 0) {
+  parallel_for(ctx.pool(), n, std::forward<F>(body), grain);
+}
+template <typename F>
+void parallel_for_chunks(Context& ctx, std::size_t n, std::size_t grain, F&& body) {
+  parallel_for_chunks(ctx.pool(), n, grain, std::forward<F>(body));
+}
+template <typename T, typename Map, typename Combine>
+T parallel_reduce(Context& ctx, std::size_t n, T init, Map&& map, Combine&& combine,
+                  std::size_t grain = 0) {
+  return parallel_reduce(ctx.pool(), n, std::move(init), std::forward<Map>(map),
+                         std::forward<Combine>(combine), grain);
+}
+
+}  // namespace lightsim

@@ -1,0 +1,139 @@
+#include "lightsim/core/progress.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <thread>
+#include <vector>
+
+namespace lightsim {
+namespace {
+
+using namespace std::chrono_literals;
+using TimePoint = std::chrono::steady_clock::time_point;
+
+// A progress sink writing to a string with a hand-driven clock.
+struct Fixture {
+  std::ostringstream out;
+  TimePoint now{};
+  Progress make(ProgressMode mode) {
+    Progress::Options o;
+    o.mode = mode;
+    o.out = &out;
+    o.clock = [this] { return now; };
+    o.bar_width = 10;
+    return Progress(o);
+  }
+  std::string take() {
+    std::string s = out.str();
+    out.str("");
+    return s;
+  }
+};
+
+TEST(Progress, PlainPrintsAtMostEveryFiveSecondsAndAtFinish) {
+  Fixture f;
+  Progress p = f.make(ProgressMode::plain);
+  EXPECT_EQ(p.mode(), ProgressMode::plain);
+  auto task = p.start("impairments", 5000);
+  EXPECT_EQ(f.take(), "");
+  f.now += 1s;
+  task.advance(300);
+  EXPECT_EQ(f.take(), "");
+  f.now += 4s;  // t = 5 s
+  task.advance(1250);
+  EXPECT_EQ(f.take(), "impairments: 1550/5000 (31%) 310/s ETA 11s\n");
+  f.now += 4s;  // t = 9 s: throttled
+  task.advance(100);
+  EXPECT_EQ(f.take(), "");
+  f.now += 11s;  // t = 20 s
+  task.advance(3350);
+  task.finish();
+  EXPECT_EQ(f.take(),
+            "impairments: 5000/5000 (100%) 250/s ETA 0s\n"
+            "impairments: 5000/5000 (100%) 250/s done in 20s\n");
+  task.finish();  // idempotent
+  EXPECT_EQ(f.take(), "");
+  EXPECT_EQ(task.done(), 5000u);
+}
+
+TEST(Progress, TerminalRedrawsOneLineThrottledToTenHertz) {
+  Fixture f;
+  Progress p = f.make(ProgressMode::terminal);
+  auto task = p.start("solve", 100);
+  EXPECT_EQ(f.take(), "\rsolve [----------]   0% 0/100 0.0/s ETA ?");
+  f.now += 50ms;
+  task.advance(10);
+  EXPECT_EQ(f.take(), "");  // within 100 ms of the last draw
+  f.now += 950ms;           // t = 1 s
+  task.advance(40);
+  EXPECT_EQ(f.take(), "\rsolve [#####-----]  50% 50/100 50/s ETA 1s");
+  f.now += 1s;
+  task.advance(50);
+  task.finish();
+  EXPECT_EQ(f.take(),
+            "\rsolve [##########] 100% 100/100 50/s ETA 0s"
+            "\rsolve [##########] 100% 100/100 50/s in 2s \n");  // a blank erases the old tail
+}
+
+TEST(Progress, UnknownTotalShowsCountAndRateOnly) {
+  Fixture f;
+  Progress p = f.make(ProgressMode::plain);
+  auto task = p.start("load", 0);
+  f.now += 5s;
+  task.advance(10);
+  EXPECT_EQ(f.take(), "load: 10 2.0/s\n");
+}
+
+TEST(Progress, QuietWritesNothing) {
+  Fixture f;
+  Progress p = f.make(ProgressMode::quiet);
+  {
+    auto task = p.start("x", 10);
+    f.now += 10s;
+    task.advance(10);
+  }
+  EXPECT_EQ(f.take(), "");
+}
+
+TEST(Progress, DestructorFinishesAndAutomaticResolves) {
+  Fixture f;
+  Progress p = f.make(ProgressMode::plain);
+  { auto task = p.start("x", 2); }
+  EXPECT_EQ(f.take(), "x: 0/2 (0%) 0.0/s done in 0s\n");
+  Progress::Options o;
+  o.out = &f.out;
+  EXPECT_NE(Progress(o).mode(), ProgressMode::automatic);
+}
+
+TEST(Progress, ConcurrentAdvanceCountsEveryUnit) {
+  std::ostringstream out;
+  Progress::Options o;
+  o.mode = ProgressMode::plain;
+  o.out = &out;
+  o.plain_interval = std::chrono::milliseconds(0);  // draw as often as possible
+  Progress p(o);
+  auto task = p.start("work", 40000);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      for (int i = 0; i < 10000; ++i) task.advance();
+    });
+  for (auto& t : threads) t.join();
+  task.finish();
+  EXPECT_EQ(task.done(), 40000u);
+  EXPECT_NE(out.str().find("work: 40000/40000 (100%)"), std::string::npos);
+}
+
+TEST(Progress, FormatsRatesAndDurations) {
+  EXPECT_EQ(detail::format_rate(2.04), "2.0");
+  EXPECT_EQ(detail::format_rate(310.2), "310");
+  EXPECT_EQ(detail::format_rate(12345), "12.3k");
+  EXPECT_EQ(detail::format_rate(4.5e6), "4.5M");
+  EXPECT_EQ(detail::format_duration(12.4), "12s");
+  EXPECT_EQ(detail::format_duration(185), "3m05s");
+  EXPECT_EQ(detail::format_duration(3720), "1h02m");
+}
+
+}  // namespace
+}  // namespace lightsim
