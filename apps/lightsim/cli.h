@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "lightsim/core/config.h"
+#include "lightsim/core/context.h"
 #include "lightsim/core/registry.h"
 
 namespace lightsim::cli {
@@ -26,6 +27,9 @@ struct GlobalOptions {
 
   // Preset roots (--config-path, then the source tree's configs/) and --set assignments.
   config::LoadOptions load_options() const;
+  // Context options from these flags: seed (or `default_seed` when --seed was not given),
+  // threads, log level and progress mode (--quiet), and the plain progress line period.
+  ContextOptions context_options(std::uint64_t default_seed, Time progress_interval) const;
 };
 
 // Each command file adds its subcommand(s) to the app; the callback runs after parsing.

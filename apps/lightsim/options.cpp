@@ -1,5 +1,7 @@
 #include "cli.h"
 
+#include <cmath>
+
 namespace lightsim::cli {
 
 config::LoadOptions GlobalOptions::load_options() const {
@@ -7,6 +9,18 @@ config::LoadOptions GlobalOptions::load_options() const {
   o.config_roots = config_path;
   o.config_roots.emplace_back(LIGHTSIM_SOURCE_DIR "/configs");
   o.assignments = assignments;
+  return o;
+}
+
+ContextOptions GlobalOptions::context_options(std::uint64_t default_seed,
+                                              Time progress_interval) const {
+  ContextOptions o;
+  o.seed = seed_given ? seed : default_seed;
+  o.threads = threads;
+  o.log_level = quiet ? LogLevel::warn : LogLevel::info;
+  o.progress.mode = quiet ? ProgressMode::quiet : ProgressMode::automatic;
+  o.progress.plain_interval = std::chrono::milliseconds(
+      static_cast<std::chrono::milliseconds::rep>(std::llround(progress_interval.si() * 1e3)));
   return o;
 }
 

@@ -40,13 +40,15 @@ void run_reproduce(const std::filesystem::path& config_file, const GlobalOptions
   }
   prepare_output_dir(options.out);  // fail before any work when the folder is unusable
 
-  const std::uint64_t seed = options.seed_given ? options.seed : spec.seed;
+  Context ctx(options.context_options(spec.seed, spec.progress_interval));
   const std::vector<std::string> studies = spec.studies.empty() ? known : spec.studies;
+  ctx.log().info("reproduce: seed {}, size {}, {} thread(s), {} stud{}", ctx.seed(), spec.size,
+                 ctx.threads(), studies.size(), studies.size() == 1 ? "y" : "ies");
 
   Json manifest;
   manifest["kind"] = "reproduce";
   manifest["lightsim_version"] = LIGHTSIM_VERSION;
-  manifest["seed"] = seed;
+  manifest["seed"] = ctx.seed();
   manifest["size"] = spec.size;
   manifest["studies"] = studies;
   manifest["config"] = config::to_yaml(document);
