@@ -3,9 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <fstream>
-
 #include "lightsim/core/registry.h"
+#include "scratch_dir.h"
 
 namespace lightsim::config {
 namespace {
@@ -228,8 +227,7 @@ TEST(Config, AssignmentsOverrideKeys) {
 class PresetTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = std::filesystem::path(LIGHTSIM_TEST_TMPDIR) / "config_presets";
-    std::filesystem::remove_all(root_);
+    root_ = testing::scratch_dir();  // per test: ctest runs tests in parallel
     std::filesystem::create_directories(root_ / "rings");
     write("rings/base.yaml",
           "schema_version: 1\nkind: test_ring\nradius: 30 um\nrows: 64\nlaser:\n  "
@@ -241,7 +239,7 @@ class PresetTest : public ::testing::Test {
     options_.config_roots = {root_};
   }
   void write(const std::string& name, const std::string& text) {
-    std::ofstream(root_ / name) << text;
+    testing::write_bytes(root_ / name, text);
   }
   std::filesystem::path root_;
   LoadOptions options_;
