@@ -26,16 +26,14 @@ void run_reproduce(const std::filesystem::path& config_file, const GlobalOptions
   const std::vector<std::string> known = registered_studies(registry);
   for (std::size_t i = 0; i < spec.studies.size(); ++i) {
     if (std::find(known.begin(), known.end(), spec.studies[i]) == known.end()) {
-      const std::string guess = config::closest_match(spec.studies[i], known);
       const config::Node* listed = document.find("studies");
       const std::string where = listed != nullptr && listed->is_sequence()
                                     ? listed->items()[i].location().str()
                                     : config_file.string();
-      LIGHTSIM_THROW(ConfigError, "{}: studies[{}]: unknown study '{}' ({})", where, i,
+      LIGHTSIM_THROW(ConfigError, "{}: studies[{}]: unknown study '{}'{}", where, i,
                      spec.studies[i],
-                     !guess.empty()  ? fmt::format("did you mean '{}'?", guess)
-                     : known.empty() ? std::string("no study is registered in this build yet")
-                                     : fmt::format("known: {}", fmt::join(known, ", ")));
+                     known.empty() ? std::string(" (no study is registered in this build yet)")
+                                   : config::suggest(spec.studies[i], known));
     }
   }
   prepare_output_dir(options.out);  // fail before any work when the folder is unusable

@@ -131,6 +131,14 @@ std::string closest_match(std::string_view word, const std::vector<std::string>&
   return best;
 }
 
+std::string suggest(std::string_view word, const std::vector<std::string>& candidates,
+                    std::string_view label) {
+  if (const std::string guess = closest_match(word, candidates); !guess.empty())
+    return fmt::format(" (did you mean '{}'?)", guess);
+  if (candidates.empty()) return "";
+  return fmt::format(" ({}: {})", label, fmt::join(candidates, ", "));
+}
+
 std::string format_number(double v) {
   return fmt::format("{}", v);
 }
@@ -217,14 +225,10 @@ Node Reader::expand_preset(const Node& node, const SchemaInfo& schema) {
   if (file.empty()) {
     Scope scope(*this, "preset");
     const auto names = available_presets(options_.config_roots, schema.preset_dir);
-    const std::string guess = closest_match(name, names);
-    fail(preset,
-         fmt::format(
-             "unknown {} preset '{}' (looked in {}){}", schema.kind, name,
-             searched.empty() ? "no config folder" : fmt::format("{}", fmt::join(searched, ", ")),
-             !guess.empty()  ? fmt::format("; did you mean '{}'?", guess)
-             : names.empty() ? std::string()
-                             : fmt::format("; available: {}", fmt::join(names, ", "))));
+    fail(preset, fmt::format("unknown {} preset '{}'{}; looked in {}", schema.kind, name,
+                             suggest(name, names, "available"),
+                             searched.empty() ? "no config folder"
+                                              : fmt::format("{}", fmt::join(searched, ", "))));
   }
   const std::string key = std::filesystem::weakly_canonical(file).string();
   if (std::find(preset_chain_.begin(), preset_chain_.end(), key) != preset_chain_.end()) {

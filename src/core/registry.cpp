@@ -10,10 +10,8 @@ std::vector<std::string> Registry::spec_kinds() const {
 
 const config::SchemaInfo& Registry::spec(std::string_view kind) const {
   if (auto it = specs_.find(kind); it != specs_.end()) return *it->second.info;
-  const std::string guess = config::closest_match(kind, spec_kinds());
   LIGHTSIM_THROW(UsageError, "unknown config kind '{}'{}", kind,
-                 guess.empty() ? fmt::format(" (known kinds: {})", fmt::join(spec_kinds(), ", "))
-                               : fmt::format(" (did you mean '{}'?)", guess));
+                 config::suggest(kind, spec_kinds(), "known kinds"));
 }
 
 std::string Registry::check_file(const std::filesystem::path& file,
@@ -25,11 +23,8 @@ std::string Registry::check_file(const std::filesystem::path& file,
                    fmt::join(spec_kinds(), ", "));
   auto it = specs_.find(kind->scalar());
   if (it == specs_.end()) {
-    const std::string guess = config::closest_match(kind->scalar(), spec_kinds());
     LIGHTSIM_THROW(ConfigError, "{}: kind: unknown config kind '{}'{}", kind->location().str(),
-                   kind->scalar(),
-                   guess.empty() ? fmt::format(" (known kinds: {})", fmt::join(spec_kinds(), ", "))
-                                 : fmt::format(" (did you mean '{}'?)", guess));
+                   kind->scalar(), config::suggest(kind->scalar(), spec_kinds(), "known kinds"));
   }
   it->second.check(doc, o);
   return it->first;

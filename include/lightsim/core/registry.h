@@ -44,10 +44,9 @@ class Family {
       return it->second;
     std::vector<std::string> names;
     for (const auto& impl : implementations_) names.push_back(impl.name);
-    const std::string guess = config::closest_match(impl_name, names);
+
     LIGHTSIM_THROW(ConfigError, "unknown {} '{}'{}", name_, impl_name,
-                   guess.empty() ? fmt::format(" (known: {})", fmt::join(names, ", "))
-                                 : fmt::format(" (did you mean '{}'?)", guess));
+                   config::suggest(impl_name, names, "known"));
   }
   const std::string& name() const { return name_; }
   const std::string& help() const { return help_; }

@@ -1,0 +1,113 @@
+// Strict config reading, part 1: options, field descriptions and the Reader that walks a
+// document (key path, error messages, presets). Include "lightsim/core/config.h".
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "lightsim/core/config_node.h"
+#include "lightsim/core/error.h"
+#include "lightsim/core/units.h"
+
+namespace lightsim::config {
+
+struct SchemaInfo;
+
+// Description of one field, for explain output and the generated reference.
+struct FieldInfo {
+  std::string name;
+  std::string type;          // "length", "number", "integer", "list of power", "ring spec"...
+  std::string unit;          // canonical unit of a quantity ("m", "W/sqrt(Hz)"), else ""
+  std::string default_text;  // the default as it would be written in a file; "" if required
+  std::string constraint;    // "[1 um, 1 mm]", "> 0", "one of: a, b"; "" when unconstrained
+  std::string help;
+  bool required = false;
+  const SchemaInfo* nested = nullptr;  // fields of a nested spec (or list/map of specs)
+};
+
+struct SchemaInfo {
+  std::string kind;
+  std::string help;
+  std::string preset_dir;  // "" when this spec takes no presets
+  int schema_version = 1;
+  std::vector<FieldInfo> fields;
+};
+
+struct LoadOptions {
+  // Folders searched for `preset: NAME` as <root>/<preset_dir>/NAME.yaml, in order.
+  std::vector<std::filesystem::path> config_roots;
+  // "key.path=value" assignments applied to a top-level file before it is read.
+  std::vector<std::string> assignments;
+};
+
+template <class S>
+class Schema;
+
+template <class S>
+concept Spec = std::default_initializable<S> && requires(Schema<S>& schema) {
+  { S::kind } -> std::convertible_to<std::string_view>;
+  S::describe(schema);
+};
+
+template <class S>
+const Schema<S>& schema_of();
+
+// Reading state: options, the key path being read (for messages) and the preset chain.
+class Reader {
+ public:
+  explicit Reader(LoadOptions options) : options_(std::move(options)) {}
+
+  const LoadOptions& options() const { return options_; }
+  // The dotted key path being read, e.g. "laser.power" or "channels[3]".
+  std::string path() const;
+  // Throws ConfigError "<location>: <path>: <message>".
+  [[noreturn]] void fail(const Node& at, std::string_view message) const;
+  [[noreturn]] void fail(const Location& at, std::string_view message) const;
+
+  // Reads a spec from a mapping (or null for all defaults), resolving `preset:`.
+  template <Spec S>
+  void read_spec(S& out, const Node& node);
+
+  // RAII: appends a key ("name" or "[3]") to the path for the lifetime of the scope.
+  class Scope {
+   public:
+    Scope(Reader& r, std::string key) : r_(r) { r_.path_.push_back(std::move(key)); }
+    ~Scope() { r_.path_.pop_back(); }
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+
+   private:
+    Reader& r_;
+  };
+
+  // Loads the preset named by node["preset"] and merges the rest of `node` over it.
+  Node expand_preset(const Node& node, const SchemaInfo& schema);
+
+ private:
+  LoadOptions options_;
+  std::vector<std::string> path_;
+  std::vector<std::string> preset_chain_;
+};
+
+// ---- scalar readers (non-template, in config_read.cpp) ---------------------------------
+double read_number(const Node& n, const Reader& r);
+std::int64_t read_integer(const Node& n, const Reader& r);
+bool read_bool(const Node& n, const Reader& r);
+std::string read_string(const Node& n, const Reader& r);
+ParsedQuantity read_quantity(const Node& n, const Reader& r, Dim expected);
+// Closest candidate by edit distance, or "" when none is close enough to suggest.
+std::string closest_match(std::string_view word, const std::vector<std::string>& candidates);
+// The tail of an "unknown name" message: " (did you mean 'x'?)" when a candidate is close,
+// else " (<label>: a, b, c)", or "" when there are no candidates.
+std::string suggest(std::string_view word, const std::vector<std::string>& candidates,
+                    std::string_view label = "known");
+// Checks schema_version and kind of a top-level document and returns it without them.
+Node strip_header(const Node& document, std::string_view kind, int schema_version);
+std::string format_number(double v);
+
+}  // namespace lightsim::config
