@@ -35,19 +35,20 @@ class FieldBuilder {
   FieldBuilder& range(const B1& lo, const B2& hi) {
     checks_->lo = to_bound<E>(lo);
     checks_->hi = to_bound<E>(hi);
-    info_.constraint = "[" + print_value(*checks_->lo) + ", " + print_value(*checks_->hi) + "]";
+    info_.constraint =
+        fmt::format("[{}, {}]", print_value(*checks_->lo), print_value(*checks_->hi));
     return *this;
   }
   template <class B>
   FieldBuilder& min(const B& lo) {
     checks_->lo = to_bound<E>(lo);
-    info_.constraint = ">= " + print_value(*checks_->lo);
+    info_.constraint = fmt::format(">= {}", print_value(*checks_->lo));
     return *this;
   }
   template <class B>
   FieldBuilder& max(const B& hi) {
     checks_->hi = to_bound<E>(hi);
-    info_.constraint = "<= " + print_value(*checks_->hi);
+    info_.constraint = fmt::format("<= {}", print_value(*checks_->hi));
     return *this;
   }
   // Strictly greater than zero.

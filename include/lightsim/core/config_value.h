@@ -140,10 +140,12 @@ void check_element(const E& v, const Checks<E>& c, const Node& n, const Reader& 
     const bool low = c.lo && (c.lo_exclusive ? !(v > *c.lo) : v < *c.lo);
     const bool high = c.hi && v > *c.hi;
     if (low || high) {
-      std::string bound = c.lo_exclusive && !c.hi ? "> " + print_value(*c.lo)
-                          : !c.hi                 ? ">= " + print_value(*c.lo)
-                          : !c.lo                 ? "<= " + print_value(*c.hi)
-                                  : "[" + print_value(*c.lo) + ", " + print_value(*c.hi) + "]";
+      // fmt::format rather than `"[" + std::string`: GCC 12 reports a false -Wrestrict
+      // (GCC bug 105329) on the latter when inlined at -O3.
+      std::string bound = c.lo_exclusive && !c.hi ? fmt::format("> {}", print_value(*c.lo))
+                          : !c.hi                 ? fmt::format(">= {}", print_value(*c.lo))
+                          : !c.lo                 ? fmt::format("<= {}", print_value(*c.hi))
+                                  : fmt::format("[{}, {}]", print_value(*c.lo), print_value(*c.hi));
       r.fail(n, fmt::format("{} is out of range {}", print_value(v), bound));
     }
   } else if constexpr (std::is_same_v<E, std::string>) {
