@@ -262,10 +262,12 @@ void check_element(const E& v, const Checks<E>& c, const Node& n, const Reader& 
     const bool low = c.lo && (c.lo_exclusive ? !(v > *c.lo) : v < *c.lo);
     const bool high = c.hi && v > *c.hi;
     if (low || high) {
-      std::string bound = c.lo_exclusive && !c.hi ? "> " + print_value(*c.lo)
-                          : !c.hi                 ? ">= " + print_value(*c.lo)
-                          : !c.lo                 ? "<= " + print_value(*c.hi)
-                                  : "[" + print_value(*c.lo) + ", " + print_value(*c.hi) + "]";
+      // fmt::format rather than `"[" + std::string`: GCC 12 reports a false -Wrestrict
+      // (GCC bug 105329) on the latter when inlined at -O3.
+      std::string bound = c.lo_exclusive && !c.hi ? fmt::format("> {}", print_value(*c.lo))
+                          : !c.hi                 ? fmt::format(">= {}", print_value(*c.lo))
+                          : !c.lo                 ? fmt::format("<= {}", print_value(*c.hi))
+                                  : fmt::format("[{}, {}]", print_value(*c.lo), print_value(*c.hi));
       r.fail(n, fmt::format("{} is out of range {}", print_value(v), bound));
     }
   } else if constexpr (std::is_same_v<E, std::string>) {
@@ -359,19 +361,20 @@ class FieldBuilder {
   FieldBuilder& range(const B1& lo, const B2& hi) {
     checks_->lo = to_bound<E>(lo);
     checks_->hi = to_bound<E>(hi);
-    info_.constraint = "[" + print_value(*checks_->lo) + ", " + print_value(*checks_->hi) + "]";
+    info_.constraint =
+        fmt::format("[{}, {}]", print_value(*checks_->lo), print_value(*checks_->hi));
     return *this;
   }
   template <class B>
   FieldBuilder& min(const B& lo) {
     checks_->lo = to_bound<E>(lo);
-    info_.constraint = ">= " + print_value(*checks_->lo);
+    info_.constraint = fmt::format(">= {}", print_value(*checks_->lo));
     return *this;
   }
   template <class B>
   FieldBuilder& max(const B& hi) {
     checks_->hi = to_bound<E>(hi);
-    info_.constraint = "<= " + print_value(*checks_->hi);
+    info_.constraint = fmt::format("<= {}", print_value(*checks_->hi));
     return *this;
   }
   // Strictly greater than zero.

@@ -1,0 +1,17 @@
+// Spec kinds of the photonics module.
+#include "lightsim/photonics/register.h"
+
+#include "lightsim/photonics/device.h"
+
+namespace lightsim::photonics {
+
+void register_all(Registry& registry) {
+  registry.add_spec<DeviceSpec>();
+  registry.add_spec<RingSpec>();
+  registry.add_spec<GridSpec>();
+  registry.add_spec<TuningSpec>();
+  registry.add_spec<BankSpec>();
+  registry.add_spec<RequirementsSpec>();
+}
+
+}  // namespace lightsim::photonics
