@@ -36,6 +36,7 @@ void DeviceSpec::describe(config::Schema<DeviceSpec>& s) {
   s.field("grid", &DeviceSpec::grid, "the WDM channel grid");
   s.field("tuning", &DeviceSpec::tuning, "how rings are tuned and how temperature moves them");
   s.field("bank", &DeviceSpec::bank, "bank size");
+  s.field("dac", &DeviceSpec::dac, "tuning DAC of each ring");
   s.field("requirements", &DeviceSpec::requirements, "design targets for feasibility");
 }
 

@@ -11,6 +11,7 @@ void register_all(Registry& registry) {
   registry.add_spec<GridSpec>();
   registry.add_spec<TuningSpec>();
   registry.add_spec<BankSpec>();
+  registry.add_spec<DacSpec>();
   registry.add_spec<RequirementsSpec>();
 }
 

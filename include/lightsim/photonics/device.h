@@ -11,6 +11,7 @@
 #include "lightsim/photonics/ring.h"
 #include "lightsim/photonics/tuning.h"
 #include "lightsim/photonics/wdm.h"
+#include "lightsim/photonics/weights.h"
 
 namespace lightsim::photonics {
 
@@ -40,6 +41,7 @@ struct DeviceSpec {
   GridSpec grid;
   TuningSpec tuning;
   BankSpec bank;
+  DacSpec dac;
   RequirementsSpec requirements;
 
   static void describe(config::Schema<DeviceSpec>& s);
