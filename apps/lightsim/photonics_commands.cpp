@@ -10,6 +10,7 @@
 #include "lightsim/core/json.h"
 #include "lightsim/photonics/device.h"
 #include "lightsim/photonics/feasibility.h"
+#include "lightsim/photonics/link_budget.h"
 
 namespace lightsim::cli {
 namespace {
@@ -196,6 +197,32 @@ void print_crosstalk(const Json& j) {
         c["bus_loss_db"].get<double>(), c["through_db"].get<double>());
 }
 
+void print_link_budget(const Json& j) {
+  auto num = [](const Json& v, const char* spec) {
+    return v.is_null() ? std::string("unreachable")
+                       : fmt::format(fmt::runtime(spec), v.get<double>());
+  };
+  std::cout << "Link budget of one ring row (all lines on, weights at +w)\n";
+  std::cout << fmt::format("  {:<34}{}\n", "laser per line",
+                           num(j["line_power_dbm"], "{:.2f} dBm"));
+  for (const char* k : {"coupling_loss_db", "modulator_loss_db", "splitter_loss_db",
+                        "waveguide_loss_db", "total_loss_db"})
+    std::cout << fmt::format("  {:<34}{:.2f} dB\n", k, j[k].get<double>());
+  for (const char* k : {"channel_power_at_row_uw", "row_power_uw", "pd_power_thru_uw",
+                        "pd_power_drop_uw", "signal_current_ua", "adc_utilization"})
+    std::cout << fmt::format("  {:<34}{:.4g}\n", k, j[k].get<double>());
+  std::cout << "  noise (rms, nA):\n";
+  for (const auto& [name, v] : j["noise_rms_na"].items())
+    std::cout << fmt::format("    {:<32}{:.4g}\n", name, v.get<double>());
+  std::cout << fmt::format("  {:<34}{:.2f} dB\n", "SNR", j["snr_db"].get<double>());
+  std::cout << fmt::format("  {:<34}{:.2f} bits (target {:.3g})\n", "ENOB", j["enob"].get<double>(),
+                           j["target_enob"].get<double>());
+  std::cout << fmt::format("  {:<34}{}\n", "laser per line for the target",
+                           num(j["required_line_power_dbm"], "{:.2f} dBm"));
+  std::cout << fmt::format("  {:<34}{}\n", "laser wall power for the target",
+                           num(j["required_wall_power_w"], "{:.4g} W"));
+}
+
 void print_feasibility(const photonics::FeasibilityReport& r) {
   std::cout << (r.feasible ? "feasible\n" : "NOT feasible\n");
   for (const auto& c : r.checks)
@@ -231,7 +258,16 @@ void add_photonics_commands(CLI::App& app, const GlobalOptions& options, const R
         else
           print_crosstalk(j);
       });
-  add("feasibility", "Check aliasing, crosstalk, weight range, tuning range, thermal budget",
+  add("link-budget", "Losses, received power, each noise term, SNR, ENOB, required laser power",
+      [](const DeviceSpec& dev, const GlobalOptions& o) {
+        const Json j = photonics::to_json(photonics::link_budget(dev));
+        if (o.json)
+          std::cout << dump_json(j);
+        else
+          print_link_budget(j);
+      });
+  add("feasibility",
+      "Check aliasing, crosstalk, weight range, tuning range, thermal budget, link budget",
       [](const DeviceSpec& dev, const GlobalOptions& o) {
         const auto report = photonics::check_feasibility(dev);
         if (o.json)

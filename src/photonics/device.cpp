@@ -25,6 +25,9 @@ void RequirementsSpec::describe(config::Schema<RequirementsSpec>& s) {
   s.field("thermal_budget", &RequirementsSpec::thermal_budget,
           "static power allowed for holding the tuning plus the TEC")
       .positive();
+  s.field("score_enob", &RequirementsSpec::score_enob,
+          "effective number of bits the balanced outputs must reach (link budget)")
+      .range(0.0, 24.0);
 }
 
 void DeviceSpec::describe(config::Schema<DeviceSpec>& s) {
@@ -37,6 +40,13 @@ void DeviceSpec::describe(config::Schema<DeviceSpec>& s) {
   s.field("tuning", &DeviceSpec::tuning, "how rings are tuned and how temperature moves them");
   s.field("bank", &DeviceSpec::bank, "bank size");
   s.field("dac", &DeviceSpec::dac, "tuning DAC of each ring");
+  s.field("laser", &DeviceSpec::laser, "laser comb");
+  s.field("modulator", &DeviceSpec::modulator, "query modulator");
+  s.field("path", &DeviceSpec::path, "optical path from the laser to a row");
+  s.field("detector", &DeviceSpec::detector, "balanced photodiodes");
+  s.field("tia", &DeviceSpec::tia, "transimpedance amplifier");
+  s.field("adc", &DeviceSpec::adc, "ADC on the TIA output");
+  s.field("noise", &DeviceSpec::noise, "which noise terms are drawn");
   s.field("requirements", &DeviceSpec::requirements, "design targets for feasibility");
 }
 

@@ -7,6 +7,7 @@
 #include <numbers>
 
 #include "lightsim/core/json.h"
+#include "lightsim/photonics/link_budget.h"
 
 namespace lightsim::photonics {
 namespace {
@@ -167,6 +168,30 @@ FeasibilityCheck thermal_check(const DeviceSpec& dev, const Ring& ring) {
   return c;
 }
 
+FeasibilityCheck link_check(const DeviceSpec& dev) {
+  const LinkBudget b = link_budget(dev);
+  FeasibilityCheck c{"link_budget", b.enob >= b.target_enob && b.adc_utilization <= 1.0,
+                     b.enob,        b.target_enob,
+                     "bits",        ""};
+  const double dbm = 10.0 * std::log10(b.line_power / 1e-3);
+  c.message = fmt::format(
+      "{:.4g} dBm per line arrives as {:.4g} uW per row after {:.3g} dB of loss; signal "
+      "{:.4g} uA against {:.3g} nA rms noise: SNR {:.1f} dB, ENOB {:.2f} bits (target {:.3g})",
+      dbm, b.row_power * 1e6, b.total_loss_db, b.signal_current * 1e6,
+      std::sqrt(b.noise.total()) * 1e9, b.snr_db, b.enob, b.target_enob);
+  if (std::isfinite(b.required_line_power))
+    c.message += fmt::format(
+        "; the target needs {:.4g} dBm per line ({:.3g} W of laser wall "
+        "power)",
+        10.0 * std::log10(b.required_line_power / 1e-3), b.required_wall_power);
+  else
+    c.message += "; no laser power up to 10 W per line reaches it (RIN or ADC bound)";
+  c.message +=
+      fmt::format("; the full swing uses {:.0f}% of the ADC range{}", 100.0 * b.adc_utilization,
+                  b.adc_utilization > 1.0 ? ": it clips (lower the TIA gain)" : "");
+  return c;
+}
+
 }  // namespace
 
 std::vector<std::string> FeasibilityReport::reasons() const {
@@ -179,9 +204,9 @@ std::vector<std::string> FeasibilityReport::reasons() const {
 FeasibilityReport check_feasibility(const DeviceSpec& device) {
   const Ring ring = ring_of(device);
   FeasibilityReport r;
-  r.checks = {aliasing_check(device, ring), crosstalk_check(device, ring),
+  r.checks = {aliasing_check(device, ring),     crosstalk_check(device, ring),
               weight_range_check(device, ring), tuning_check(device, ring),
-              thermal_check(device, ring)};
+              thermal_check(device, ring),      link_check(device)};
   r.feasible =
       std::all_of(r.checks.begin(), r.checks.end(), [](const auto& c) { return c.passed; });
   return r;

@@ -12,6 +12,13 @@ void register_all(Registry& registry) {
   registry.add_spec<TuningSpec>();
   registry.add_spec<BankSpec>();
   registry.add_spec<DacSpec>();
+  registry.add_spec<LaserSpec>();
+  registry.add_spec<ModulatorSpec>();
+  registry.add_spec<PathSpec>();
+  registry.add_spec<DetectorSpec>();
+  registry.add_spec<TiaSpec>();
+  registry.add_spec<AdcSpec>();
+  registry.add_spec<NoiseSpec>();
   registry.add_spec<RequirementsSpec>();
 }
 

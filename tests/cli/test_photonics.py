@@ -45,6 +45,24 @@ class PhotonicsCrosstalk(CliTest):
         self.assertIn("aggregate", r.out)
 
 
+class PhotonicsLinkBudget(CliTest):
+    def test_link_budget_json_and_table(self):
+        r = run("photonics", "link-budget", "tfln", "--json")
+        self.assertExit(r, 0)
+        j = r.json()
+        for key in ("total_loss_db", "row_power_uw", "signal_current_ua", "snr_db", "enob",
+                    "required_line_power_dbm", "required_wall_power_w"):
+            self.assertIn(key, j)
+        for term in ("shot", "thermal", "tia", "nep", "rin", "adc", "total"):
+            self.assertGreater(j["noise_rms_na"][term], 0.0)
+        self.assertAlmostEqual(j["enob"], (j["snr_db"] - 1.76) / 6.02, places=9)
+        r = run("photonics", "link-budget", "tfln", "--set", "noise.rin=false", "--json")
+        self.assertEqual(r.json()["noise_rms_na"]["rin"], 0.0)
+        r = run("photonics", "link-budget", "soi")
+        self.assertExit(r, 0)
+        self.assertIn("ENOB", r.out)
+
+
 class PhotonicsFeasibility(CliTest):
     def test_seed_is_flagged_with_numbers(self):
         r = run("photonics", "feasibility", DEVICES / "seed_tfln.yaml", "--json")

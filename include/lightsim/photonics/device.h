@@ -8,6 +8,7 @@
 
 #include "lightsim/core/config.h"
 #include "lightsim/core/units.h"
+#include "lightsim/photonics/detection.h"
 #include "lightsim/photonics/ring.h"
 #include "lightsim/photonics/tuning.h"
 #include "lightsim/photonics/wdm.h"
@@ -29,6 +30,7 @@ struct RequirementsSpec {
   double weight_range = 0.9;                      // weights in [-w, +w] must be reachable
   Length fabrication_trim = Length::si(0.0);      // +- resonance error the tuner must absorb
   Power thermal_budget = Power::si(2.0);          // static tuning + TEC power allowed
+  double score_enob = 5.0;                        // effective bits the scores need
   static void describe(config::Schema<RequirementsSpec>& s);
 };
 
@@ -42,6 +44,13 @@ struct DeviceSpec {
   TuningSpec tuning;
   BankSpec bank;
   DacSpec dac;
+  LaserSpec laser;
+  ModulatorSpec modulator;
+  PathSpec path;
+  DetectorSpec detector;
+  TiaSpec tia;
+  AdcSpec adc;
+  NoiseSpec noise;
   RequirementsSpec requirements;
 
   static void describe(config::Schema<DeviceSpec>& s);

@@ -89,7 +89,7 @@ TEST(Feasibility, ShippedPresetsAndTheCorrectedSeedFit) {
   for (const char* name : {"tfln", "soi", "seed_tfln_fit"}) {
     const FeasibilityReport r = check_feasibility(preset(name));
     EXPECT_TRUE(r.feasible) << name << ": " << (r.reasons().empty() ? "" : r.reasons()[0]);
-    EXPECT_EQ(r.checks.size(), 5u);
+    EXPECT_EQ(r.checks.size(), 6u);
   }
   const DeviceSpec fit = preset("seed_tfln_fit");
   EXPECT_EQ(fit.grid.channels, 32);
@@ -116,8 +116,14 @@ TEST(Feasibility, EachCheckFailsOnItsOwn) {
   d.requirements.thermal_budget = Power::si(0.5);
   EXPECT_EQ(failed(d), std::vector<std::string>{"thermal_budget"});
   d = preset("soi");
-  d.bank.rows = 1024;  // 16k heaters at ~1.6 mW
+  d.requirements.fabrication_trim = Length::si(1e-9);  // +-1 nm: ~4 mW mean per heater
   EXPECT_EQ(failed(d), std::vector<std::string>{"thermal_budget"});
+  d = preset("tfln");
+  d.requirements.score_enob = 9.0;
+  EXPECT_EQ(failed(d), std::vector<std::string>{"link_budget"});
+  d = preset("tfln");
+  d.tia.gain = Resistance::si(100e3);  // the full swing clips the ADC
+  EXPECT_EQ(failed(d), std::vector<std::string>{"link_budget"});
 }
 
 }  // namespace
