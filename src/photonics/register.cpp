@@ -2,6 +2,7 @@
 #include "lightsim/photonics/register.h"
 
 #include "lightsim/photonics/device.h"
+#include "lightsim/photonics/mvm.h"
 
 namespace lightsim::photonics {
 
@@ -19,6 +20,7 @@ void register_all(Registry& registry) {
   registry.add_spec<TiaSpec>();
   registry.add_spec<AdcSpec>();
   registry.add_spec<NoiseSpec>();
+  registry.add_spec<ImpairmentSpec>();
   registry.add_spec<RequirementsSpec>();
 }
 
