@@ -1,0 +1,87 @@
+// The MVM kernel per query at d = 32, N = 1024 (issue 3 targets: <= 5 us with a fixed
+// impairment state and per-query detector noise; <= 40 us with every ring's drift redrawn per
+// query). One thread; items = queries.
+#include <benchmark/benchmark.h>
+
+#include <vector>
+
+#include "lightsim/photonics/device.h"
+#include "lightsim/photonics/mvm.h"
+
+namespace lightsim::photonics {
+namespace {
+
+constexpr int kChannels = 32, kRows = 1024;
+
+DeviceSpec bench_device() {
+  DeviceSpec d;  // the seed_tfln_fit design: Q 5e4, 32 channels at 0.2 nm, +-15 V
+  d.ring.q_loaded = 5e4;
+  d.ring.extinction_ratio = Decibel::si(20.0);
+  d.grid.channels = kChannels;
+  d.grid.spacing = Length::si(0.2e-9);
+  d.tuning.max_voltage = Voltage::si(15.0);
+  d.bank.rows = kRows;
+  d.tia.gain = Resistance::si(15e3);
+  return d;
+}
+
+struct Setup {
+  DeviceSpec device = bench_device();
+  ImpairmentSpec impairments;
+  std::vector<float> weights, query;
+  Setup() {
+    impairments.calibration_residual = Length::si(2e-12);
+    impairments.drift_global_sigma = Length::si(5e-12);
+    impairments.drift_local_sigma = Length::si(10e-12);
+    impairments.correlation_rings = 4.0;
+    RandomStream s(1, {1});
+    weights.resize(static_cast<std::size_t>(kRows) * kChannels);
+    for (auto& w : weights) w = static_cast<float>(0.9 * (2.0 * s.uniform() - 1.0));
+    query.resize(kChannels);
+    for (auto& x : query) x = static_cast<float>(s.uniform());
+  }
+};
+
+void BM_MvmQueryFixedState(benchmark::State& state) {
+  Setup setup;
+  MvmKernel kernel(setup.device, setup.impairments, setup.weights);
+  kernel.set_state(1, 0);
+  RandomStream noise(1, {2});
+  std::vector<float> scores(kRows), currents(kRows);
+  for (auto _ : state) {
+    kernel.score(setup.query, scores, noise, currents);
+    benchmark::DoNotOptimize(scores.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_MvmQueryFixedState)->Unit(benchmark::kMicrosecond);
+
+void BM_MvmQueryDriftPerQuery(benchmark::State& state) {
+  Setup setup;
+  MvmKernel kernel(setup.device, setup.impairments, setup.weights);
+  kernel.set_state(1, 0);
+  RandomStream noise(1, {3});
+  std::vector<float> scores(kRows), currents(kRows);
+  for (auto _ : state) {
+    kernel.score_with_drift(setup.query, scores, noise, currents);
+    benchmark::DoNotOptimize(scores.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_MvmQueryDriftPerQuery)->Unit(benchmark::kMicrosecond);
+
+// A new impairment state (per Monte-Carlo trial): DACs, static errors, drift field, and the
+// crosstalk-mixed effective weights of every row (N d^2 exact ring evaluations).
+void BM_MvmNewState(benchmark::State& state) {
+  Setup setup;
+  MvmKernel kernel(setup.device, setup.impairments, setup.weights);
+  std::uint64_t trial = 0;
+  for (auto _ : state) kernel.set_state(1, ++trial);
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_MvmNewState)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace lightsim::photonics

@@ -1,0 +1,103 @@
+// The photonic matrix-vector kernel: an N x d bank of programmed rings scores queries.
+//
+// Static part, computed once per impairment state (set_state): every ring's detuning
+// (programmed through the DAC, plus fabrication/calibration error and thermal drift), then the
+// bank's effective weights with crosstalk and bus order, W_eff[r][j] = T_eff - D_eff, and the
+// total photodiode fractions S[r][j] = T_eff + D_eff (for shot noise).
+// Per query (score): one pass over W_eff (a matrix-vector product) plus detector/RIN noise
+// drawn from a core random stream, ADC quantization, and the conversion to scores.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "lightsim/core/config.h"
+#include "lightsim/core/rng.h"
+#include "lightsim/photonics/detection.h"
+#include "lightsim/photonics/weights.h"
+
+namespace lightsim::photonics {
+
+struct DeviceSpec;
+
+// What is impaired; each part can be switched off. All offsets are resonance shifts.
+struct ImpairmentSpec {
+  static constexpr std::string_view kind = "impairments";
+  bool crosstalk = true;     // leakage between channels and bus order (off: own channel only)
+  bool quantization = true;  // DAC codes (off: each ring sits exactly at its target detuning)
+  bool dac_errors = true;    // per-trial DAC gain error (+ calibration table) and INL/DNL
+  Length fabrication_sigma = Length::si(0.0);     // static resonance error per ring, untrimmed
+  Length calibration_residual = Length::si(0.0);  // static error left by the lock, per ring
+  Length drift_global_sigma = Length::si(0.0);    // drift common to the chip, per trial
+  Length drift_local_sigma = Length::si(0.0);     // per-ring drift
+  double correlation_rings = 0.0;  // correlation length of the per-ring drift, ring pitches
+  bool noise = true;               // detector/RIN/ADC noise per query (terms: device.noise)
+  static void describe(config::Schema<ImpairmentSpec>& s);
+};
+
+class MvmKernel {
+ public:
+  // `weights`: N x d requested weights in [-1, 1], row-major (N = weights.size() / d).
+  MvmKernel(const DeviceSpec& device, const ImpairmentSpec& impairments,
+            std::span<const float> weights);
+
+  int rows() const { return rows_; }
+  int channels() const { return d_; }
+
+  // Draws the impairment state of Monte-Carlo trial `trial` from stream (seed, {trial, ...})
+  // and recomputes the static part. The ideal state (no drift, no errors) is set on
+  // construction.
+  void set_state(std::uint64_t seed, std::uint64_t trial);
+
+  // Scores one query. x: d inputs in [0, 1]; scores: N values in weight units (sum_j w x_j
+  // when nothing is impaired); currents (optional): N balanced currents in A (TIA input).
+  void score(std::span<const float> x, std::span<float> scores, RandomStream& noise,
+             std::span<float> currents = {});
+  // Same, with each ring's local drift redrawn for this query (global part kept): each ring's
+  // own-channel weight moves through the exact ring response (tabulated), the crosstalk terms
+  // keep the state's values.
+  void score_with_drift(std::span<const float> x, std::span<float> scores, RandomStream& noise,
+                        std::span<float> currents = {});
+
+  // The static part: effective weights W_eff (N x d, row-major).
+  std::vector<float> effective_weights() const;
+  // Detuning of each ring in the current state (N x d, metres).
+  const std::vector<double>& detunings() const { return detuning_; }
+
+ private:
+  void compute_static();
+  void accumulate(std::span<const float> x);  // acc_ (and sum_, rin_ when their noise is on)
+  void finish(std::span<float> scores, std::span<float> currents, RandomStream& noise);
+
+  ImpairmentSpec imp_;
+  WeightProgrammer programmer_;
+  DetectionModel detection_;
+  DacSpec dac_spec_;
+  NoiseSpec noise_spec_;
+  int rows_, d_;
+  std::vector<double> lambdas_;
+  std::vector<float> requested_;    // N x d
+  std::vector<double> programmed_;  // N x d detunings from the DAC (no drift, no errors)
+  std::vector<double> static_err_;  // N x d fabrication + calibration error
+  std::vector<double> drift_;       // N x d drift of the state (global + local)
+  std::vector<double> detuning_;    // N x d total
+  // Static part, transposed (d x N) so the per-query loop runs over rows in SIMD lanes.
+  std::vector<float> wt_, st_;  // W_eff, S
+  std::vector<float> own_t_;    // lone-ring weight of each ring on its own channel
+  std::vector<float> det_t_;    // detuning of each ring (metres)
+  std::vector<float> bias_;     // N: offset current R P eps sum_j W_eff (A)
+  std::vector<float> bias_s_;   // N: same for S
+  // Per-query scratch.
+  std::vector<float> u_, acc_, sum_, rin_, z_, cur_, drift_q_;
+  // Tabulated own-channel weight vs detuning for per-query drift.
+  std::vector<float> table_;
+  double table_lo_ = 0, table_step_ = 0;
+  double scale_ = 0;  // R P_ch (1 - eps): A per unit score
+  double eps_ = 0, r_pch_ = 0;
+  double rin_coef_ = 0, shot_coef_ = 0, const_var_ = 0;
+  double drift_rho_ = 0;  // AR(1) coefficient of the local drift along a row
+};
+
+}  // namespace lightsim::photonics

@@ -1,0 +1,83 @@
+// Weight programming: a weight in [-1, 1] becomes a resonance detuning by inverting the exact
+// balanced response w = T - D of the ring, then a tuning control value (V or W), then a DAC
+// code with quantization, INL/DNL and gain error (optionally corrected by a calibration
+// table). The achieved weight is what the ring gives back at the detuning the DAC produced.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "lightsim/core/config.h"
+#include "lightsim/core/rng.h"
+#include "lightsim/photonics/ring.h"
+#include "lightsim/photonics/tuning.h"
+
+namespace lightsim::photonics {
+
+struct DeviceSpec;
+
+// The tuning DAC of one ring. Its codes span the tuner's full control range: [-V_max, V_max]
+// (Pockels) or [0, P_max] (heater power, linear in the code).
+struct DacSpec {
+  static constexpr std::string_view kind = "dac";
+  int bits = 6;
+  double inl = 0.0;                   // peak integral nonlinearity, LSB (bow across the range)
+  double dnl = 0.0;                   // peak differential nonlinearity, LSB (random per code step)
+  double gain_error = 0.0;            // each DAC's gain is off by a uniform draw in [-g, +g]
+  bool calibrated = true;             // a calibration table (ROM) stores each DAC's measured gain
+  double calibration_residual = 0.0;  // +- error of that measurement (fraction of gain)
+  static void describe(config::Schema<DacSpec>& s);
+};
+
+// One DAC's static errors, drawn once per chip (per Monte-Carlo trial).
+struct DacInstance {
+  double gain = 1.0;               // actual gain 1 + g
+  double calibrated_gain = 1.0;    // what the calibration table believes (1 when uncalibrated)
+  std::vector<double> code_error;  // [k]: output error of code k, in LSB (INL profile)
+
+  // Ideal DAC: no errors.
+  static DacInstance ideal(const DacSpec& spec);
+  // Errors drawn from `stream`: gain uniform in +-gain_error, calibration residual uniform in
+  // +-calibration_residual; code error e_k = inl sin(pi k / (2^b - 1)) + dnl u_k with u_k
+  // uniform in [-1/2, 1/2], so |DNL| = |e_{k+1} - e_k| <= dnl + pi inl / (2^b - 1).
+  static DacInstance sample(const DacSpec& spec, RandomStream& stream);
+};
+
+struct ProgrammedWeight {
+  double requested = 0.0;
+  double target_detuning = 0.0;  // metres, from inverting w = T - D
+  int code = 0;
+  double control = 0.0;       // V or W the DAC puts out
+  double detuning = 0.0;      // metres, achieved (with drift delta_t)
+  double achieved = 0.0;      // w = T - D at that detuning
+  bool out_of_range = false;  // requested weight beyond the ring, or code clipped
+};
+
+// Maps weights to DAC codes for one device. Cheap to copy; no allocation when programming.
+class WeightProgrammer {
+ public:
+  explicit WeightProgrammer(const DeviceSpec& device);
+
+  // Programs weight w with a given DAC at temperature offset delta_t (kelvin) from the
+  // calibration point (the controller does not see delta_t: it shows up as drift).
+  ProgrammedWeight program(double w, const DacInstance& dac, double delta_t = 0.0) const;
+
+  const Ring& ring() const { return ring_; }
+  // Detuning of the resonance at zero control (the design's rest point), metres.
+  double rest_detuning() const { return rest_; }
+  double control_min() const { return c_min_; }
+  double control_max() const { return c_max_; }
+  double lsb() const { return lsb_; }  // control per code
+  int codes() const { return codes_; }
+  // Detuning per code (metres): the quantization step of the resonance position.
+  double detuning_lsb() const { return lsb_ * slope_; }
+
+ private:
+  Ring ring_;
+  TuningSpec tuning_;
+  double rest_ = 0.0, c_min_ = 0.0, c_max_ = 0.0, lsb_ = 0.0, slope_ = 0.0;
+  int codes_ = 0;
+};
+
+}  // namespace lightsim::photonics
