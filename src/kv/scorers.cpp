@@ -4,6 +4,7 @@
 
 #include "lightsim/core/error.h"
 #include "lightsim/kv/attention.h"
+#include "lightsim/kv/kernels.h"
 #include "lightsim/kv/scorer.h"
 
 namespace lightsim::kv {
@@ -147,21 +148,24 @@ class SignatureScorer final : public BaseScorer {
     ProjectionInput in{&head, options_.dim, index.layer, index.kv_head, &rng, options_.learned};
     projection_ = (*fitter_)(in);
     const std::vector<float> means = block_mean_keys(head, layout);
-    signatures_.resize(layout.blocks() * projection_.dim);
-    for (std::size_t b = 0; b < layout.blocks(); ++b)
-      projection_.apply(means.data() + b * head.head_dim, signatures_.data() + b * projection_.dim);
+    // Stored transposed, [d, blocks], for the vectorized kernel.
+    const std::size_t nb = layout.blocks(), d = projection_.dim;
+    std::vector<float> sig(d);
+    signatures_.resize(nb * d);
+    for (std::size_t b = 0; b < nb; ++b) {
+      projection_.apply(means.data() + b * head.head_dim, sig.data());
+      for (std::size_t j = 0; j < d; ++j) signatures_[j * nb + b] = sig[j];
+    }
   }
   void score(std::size_t step, std::span<float> out) const override {
     std::vector<float> q, pq(projection_.dim);
     summed_query(step, q);
     projection_.apply(q.data(), pq.data());
-    for (std::size_t b = 0; b < out.size(); ++b)
-      out[b] = dot(pq.data(), signatures_.data() + b * projection_.dim, projection_.dim);
+    score_signatures(signatures_.data(), pq.data(), out.size(), projection_.dim, out.data());
   }
   double metadata_bytes() const override {
     return static_cast<double>(signatures_.size()) * options_.summary_bytes;
   }
-  const std::vector<float>& signatures() const { return signatures_; }
 
  private:
   ScorerOptions options_;
