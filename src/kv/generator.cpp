@@ -26,6 +26,7 @@ namespace {
 
 constexpr std::uint64_t kStreamTag = 0x6b76;  // "kv"
 enum Purpose : std::uint64_t { kParams = 0, kTokens = 1, kQueries = 2 };
+constexpr std::uint64_t kLayerStream = 1ull << 40;  // head id of the per-layer stream
 enum class HeadType { retrieval, streaming, diffuse };
 
 // Per-head parameters drawn once from the head's parameter stream.
@@ -62,11 +63,12 @@ Eigen::MatrixXd orthonormal_basis(RandomStream& rng, const KvGeneratorSpec& sp, 
   return qr.householderQ() * Eigen::MatrixXd::Identity(dim, r);
 }
 
-HeadModel draw_head(const KvGeneratorSpec& sp, RandomStream rng) {
+// Head types are stratified within a layer: head h takes u = frac((h + phase) / kv_heads) with
+// a per-layer random phase, so each layer holds the configured shares to within one head.
+HeadModel draw_head(const KvGeneratorSpec& sp, RandomStream rng, double u) {
   const auto dim = static_cast<Eigen::Index>(sp.head_dim);
   const auto r = static_cast<Eigen::Index>(sp.key_rank);
   HeadModel m;
-  const double u = rng.uniform();
   m.type = u < sp.retrieval_fraction                           ? HeadType::retrieval
            : u < sp.retrieval_fraction + sp.streaming_fraction ? HeadType::streaming
                                                                : HeadType::diffuse;
@@ -137,7 +139,10 @@ KvCache generate_kv_cache(const KvGeneratorSpec& sp, Context& ctx) {
       [&](std::size_t index) {
         const std::size_t layer = index / g.kv_heads, head = index % g.kv_heads;
         const std::uint64_t layer_id = cache.layer_ids[layer];
-        const HeadModel m = draw_head(sp, ctx.stream(kStreamTag, layer_id, head, kParams));
+        const double phase = ctx.stream(kStreamTag, layer_id, kLayerStream, kParams).uniform();
+        const double u =
+            std::fmod((static_cast<double>(head) + phase) / static_cast<double>(g.kv_heads), 1.0);
+        const HeadModel m = draw_head(sp, ctx.stream(kStreamTag, layer_id, head, kParams), u);
         const bool streaming = m.type == HeadType::streaming;
         const Eigen::VectorXd sink = (streaming ? sp.sink_logit_streaming : sp.sink_logit) *
                                      std::sqrt(static_cast<double>(dim)) * m.bias /
@@ -204,7 +209,8 @@ KvCache generate_kv_cache(const KvGeneratorSpec& sp, Context& ctx) {
             if (m.type == HeadType::streaming) {
               w = latent(g.tokens - 1);
             } else if (m.type == HeadType::retrieval && !m.needle_latents.empty()) {
-              w = m.needle_latents[s % m.needle_latents.size()];
+              w = Eigen::VectorXd::Zero(r);  // multi-needle question: every needle at once
+              for (const auto& nu : m.needle_latents) w += nu;
             } else {
               if (m.type == HeadType::diffuse || qrng.uniform() < sp.target_switch)
                 target = random_token();

@@ -18,7 +18,8 @@
 // Queries (pre-RoPE): q = b + c U (sigma * w_s) + query_ood * key_scale * n, where
 // c = beta sqrt(D) / sum(sigma^2) makes a key with latent w score about beta nats, and w_s is
 // the head's target latent plus an AR(1) drift (correlation query_drift per step). Head types:
-// retrieval (target: a needle, else a random token that changes with probability
+// retrieval (target: the sum of the needle latents, so every needle scores about beta; without
+// needles a random token that changes with probability
 // target_switch per step), streaming (target: the latest token; sink_logit_streaming), diffuse
 // (low beta, random target each step). Random draws come from ctx.stream(layer, head, ...), so
 // the output is bit-identical for any thread count.
