@@ -44,6 +44,7 @@ int run(int argc, char** argv) {
   add_config_commands(app, options, registry);
   add_reproduce_command(app, options, registry);
   add_photonics_commands(app, options, registry);
+  add_kv_commands(app, options, registry);
 
   try {
     app.parse(argc, argv);

@@ -1,5 +1,6 @@
 // Everything this build of lightsim offers, registered explicitly in one place.
 #include "lightsim/photonics/register.h"
+#include "lightsim/kv/register.h"
 #include "cli.h"
 #include "reproduce.h"
 
@@ -9,6 +10,8 @@ void register_all(Registry& registry) {
   registry.add_spec<ReproduceSpec>();
   photonics::register_all(registry);
   // Modules add themselves here as they land.
+  kv::register_all(registry);
+  // Modules add themselves here as they land, e.g. photonics::register_all(registry).
 }
 
 }  // namespace lightsim::cli

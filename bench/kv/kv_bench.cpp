@@ -1,0 +1,84 @@
+// bench/kv: KV generation and block scoring (docs/performance.md, section kv).
+#include <benchmark/benchmark.h>
+
+#include <vector>
+
+#include "lightsim/core/context.h"
+#include "lightsim/kv/generator.h"
+#include "lightsim/kv/kernels.h"
+
+namespace lightsim::kv {
+namespace {
+
+// Generating a 128K-token cache for one KV head (Qwen2.5-7B geometry: D = 128, 7 query heads
+// per KV head, 16 decode steps), one thread.
+void BM_GenerateHead128K(benchmark::State& state) {
+  KvGeneratorSpec spec;
+  spec.model_layers = 1;
+  spec.kv_heads = 1;
+  spec.q_heads = 7;
+  spec.tokens = 131072;
+  ContextOptions o;
+  o.threads = 1;
+  Context ctx(o);
+  for (auto _ : state) benchmark::DoNotOptimize(generate_kv_cache(spec, ctx).key_data().data());
+  state.SetItemsProcessed(state.iterations() * spec.tokens);
+}
+BENCHMARK(BM_GenerateHead128K)->Unit(benchmark::kMillisecond)->Iterations(2);
+
+// Scoring N block signatures at d = 32 plus top-32 selection, per query (the Prism workload:
+// 1024 blocks = 128K tokens / 128). Target: <= 2 us per query on one core.
+void BM_SignatureScoreTopK(benchmark::State& state) {
+  const auto blocks = static_cast<std::size_t>(state.range(0));
+  const std::size_t dim = 32, k = 32;
+  std::vector<float> sig(blocks * dim), queries(64 * dim), scores(blocks);
+  std::vector<std::uint32_t> top(k);
+  TopKScratch scratch;
+  RandomStream rng(1, {1});
+  rng.fill_normal(std::span<float>(sig));
+  rng.fill_normal(std::span<float>(queries));
+  std::size_t i = 0;
+  for (auto _ : state) {
+    const float* q = queries.data() + (i++ % 64) * dim;
+    score_signatures(sig.data(), q, blocks, dim, scores.data());
+    top_k_indices(scores, k, scratch, top.data());
+    benchmark::DoNotOptimize(top.data());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_SignatureScoreTopK)->Arg(256)->Arg(1024)->Arg(8192);
+
+// The two halves of the above at 1024 blocks: scoring alone, top-32 alone.
+void BM_SignatureScoreOnly(benchmark::State& state) {
+  const std::size_t blocks = 1024, dim = 32;
+  std::vector<float> sig(blocks * dim), q(dim), scores(blocks);
+  RandomStream rng(1, {1});
+  rng.fill_normal(std::span<float>(sig));
+  rng.fill_normal(std::span<float>(q));
+  for (auto _ : state) {
+    score_signatures(sig.data(), q.data(), blocks, dim, scores.data());
+    benchmark::DoNotOptimize(scores.data());
+  }
+}
+BENCHMARK(BM_SignatureScoreOnly);
+
+void BM_TopKOnly(benchmark::State& state) {
+  const std::size_t blocks = 1024, k = 32;
+  std::vector<float> scores(blocks * 64);
+  std::vector<std::uint32_t> top(k);
+  TopKScratch scratch;
+  RandomStream rng(1, {2});
+  rng.fill_normal(std::span<float>(scores));
+  std::size_t i = 0;
+  for (auto _ : state) {
+    top_k_indices(std::span<const float>(scores).subspan((i++ % 64) * blocks, blocks), k, scratch,
+                  top.data());
+    benchmark::DoNotOptimize(top.data());
+  }
+}
+BENCHMARK(BM_TopKOnly);
+
+}  // namespace
+}  // namespace lightsim::kv
+
+BENCHMARK_MAIN();

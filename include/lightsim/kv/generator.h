@@ -1,0 +1,95 @@
+// Synthetic KV caches with the statistics real caches show (../shared/reference/kv.md,
+// docs/kv-data.md "The synthetic model"). Per (layer, KV head), with r = key_rank:
+//   pre-RoPE key   k_t = m + U (sigma * z_t) + o + noise_scale * n_t
+//     U: D x r orthonormal basis drawn with rows weighted toward low-frequency RoPE pairs
+//        (pairs whose wavelength 2 pi / theta_i is below semantic_wavelength are down-weighted
+//        by the wavelength ratio), sigma_i ~ i^-spectrum_decay scaled so the low-rank part has
+//        per-channel RMS key_scale (ShadowKV: pre-RoPE keys are low rank);
+//     m: shared offset N(0, offset_scale^2) per channel (MagicPIG);
+//     o: fixed outliers of magnitude outlier_scale * key_scale on both channels of the
+//        outlier_pairs lowest-frequency RoPE pairs (KIVI; Jin et al. 2025);
+//     z_t = sqrt(topic_weight) c_segment + sqrt(1 - topic_weight) e_t, topic segments of mean
+//        length segment_tokens, e_t an AR(1) process with lag-1 correlation local_correlation
+//        (spatial locality); needle tokens take a fresh latent instead.
+//   token 0 (attention sink) adds sink_logit * sqrt(D) * b / |b|^2 along the query bias b.
+//   values v_t = V (sigma * z_t) + noise_scale * n'_t (no outlier channels).
+//   Keys and queries then get exact RoPE (half-split pairs (i, i + D/2), theta_i =
+//   rope_base^(-2i/D); position t for keys, tokens + s for decode step s).
+// Queries (pre-RoPE): q = b + c U (sigma * w_s) + query_ood * key_scale * n, where
+// c = beta sqrt(D) / sum(sigma^2) makes a key with latent w score about beta nats, and w_s is
+// the head's target latent plus an AR(1) drift (correlation query_drift per step). Head types:
+// retrieval (target: the sum of the needle latents, so every needle scores about beta; without
+// needles a random token that changes with probability
+// target_switch per step), streaming (target: the latest token; sink_logit_streaming), diffuse
+// (low beta, random target each step). Random draws come from ctx.stream(layer, head, ...), so
+// the output is bit-identical for any thread count.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lightsim/core/config.h"
+#include "lightsim/core/context.h"
+#include "lightsim/kv/cache.h"
+
+namespace lightsim::kv {
+
+struct KvGeneratorSpec {
+  static constexpr std::string_view kind = "kv_synthetic";
+  static constexpr std::string_view preset_dir = "kv";
+
+  std::string model = "custom";
+  // Geometry
+  std::int64_t model_layers = 28;
+  std::vector<std::int64_t> layers;  // model layers to generate; empty = all
+  std::int64_t kv_heads = 4;
+  std::int64_t q_heads = 28;
+  std::int64_t head_dim = 128;
+  double rope_base = 1e6;
+  std::int64_t tokens = 8192;
+  std::int64_t steps = 16;
+  std::string dtype = "float16";
+  // Keys
+  std::int64_t key_rank = 32;
+  double spectrum_decay = 0.8;
+  double key_scale = 1.0;
+  double noise_scale = 0.25;
+  double offset_scale = 1.5;
+  std::int64_t outlier_pairs = 4;
+  double outlier_scale = 8.0;
+  double semantic_wavelength = 262144;  // tokens
+  // Locality
+  double segment_tokens = 512;
+  double topic_weight = 0.6;
+  double local_correlation = 0.9;
+  // Attention
+  double sink_logit = 4.0;
+  double sink_logit_streaming = 7.0;
+  double retrieval_fraction = 0.25;
+  double streaming_fraction = 0.35;
+  double retrieval_logit = 14.0;
+  double streaming_logit = 6.0;
+  double diffuse_logit = 3.0;
+  // Queries
+  double query_ood = 1.0;
+  double query_bias = 4.0;
+  double query_drift = 0.9;
+  double query_jitter = 0.5;
+  double target_switch = 0.05;
+  // Needles
+  std::vector<double> needle_depths = {0.1, 0.5, 0.9};
+  std::int64_t needle_tokens = 32;
+
+  static void describe(config::Schema<KvGeneratorSpec>& s);
+};
+
+// Generates the cache described by `spec` (geometry validated here too).
+KvCache generate_kv_cache(const KvGeneratorSpec& spec, Context& ctx);
+
+// Half-split RoPE in place on one vector of even length D at position `pos` (inverse when
+// `inverse`): (x_i, x_{i+D/2}) rotated by pos * base^(-2i/D). Angles in double.
+void apply_rope(float* x, std::size_t dim, double pos, double base, bool inverse = false);
+
+}  // namespace lightsim::kv

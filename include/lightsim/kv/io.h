@@ -1,0 +1,26 @@
+// The on-disk KV cache format (docs/kv-data.md): a folder with
+//   manifest.json   format "lightsim-kv", version 1, geometry, dtype, rope_base, layer ids,
+//                   needle spans, source
+//   keys.npy        [layers, kv_heads, tokens, head_dim]
+//   values.npy      [layers, kv_heads, tokens, head_dim]
+//   queries.npy     [layers, q_heads, steps, head_dim]
+// Arrays are float32, float16 or bfloat16 (the manifest's "dtype"; every array must match it).
+#pragma once
+
+#include <filesystem>
+
+#include "lightsim/kv/cache.h"
+
+namespace lightsim::kv {
+
+inline constexpr int kKvFormatVersion = 1;
+
+// Writes `cache` to `dir` (created if needed) with its arrays stored as cache.storage.
+void write_kv_cache(const std::filesystem::path& dir, const KvCache& cache);
+
+// Reads a cache folder. Throws InputError for a missing folder or file and DataFormatError for
+// a malformed manifest or an array whose dtype or shape disagrees with the manifest; the
+// message names the array file, the shape (or dtype) found and the one expected.
+KvCache read_kv_cache(const std::filesystem::path& dir);
+
+}  // namespace lightsim::kv

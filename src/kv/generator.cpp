@@ -1,0 +1,232 @@
+// The synthetic KV model documented in generator.h and docs/kv-data.md.
+#include "lightsim/kv/generator.h"
+
+#include <Eigen/Dense>
+#include <cmath>
+#include <numbers>
+
+#include "lightsim/core/error.h"
+
+namespace lightsim::kv {
+
+void apply_rope(float* x, std::size_t dim, double pos, double base, bool inverse) {
+  const std::size_t half = dim / 2;
+  const double sign = inverse ? -1.0 : 1.0;
+  for (std::size_t i = 0; i < half; ++i) {
+    const double theta = std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(dim));
+    const double angle = sign * pos * theta;
+    const double c = std::cos(angle), s = std::sin(angle);
+    const double a = x[i], b = x[i + half];
+    x[i] = static_cast<float>(a * c - b * s);
+    x[i + half] = static_cast<float>(a * s + b * c);
+  }
+}
+
+namespace {
+
+constexpr std::uint64_t kStreamTag = 0x6b76;  // "kv"
+enum Purpose : std::uint64_t { kParams = 0, kTokens = 1, kQueries = 2 };
+constexpr std::uint64_t kLayerStream = 1ull << 40;  // head id of the per-layer stream
+enum class HeadType { retrieval, streaming, diffuse };
+
+// Per-head parameters drawn once from the head's parameter stream.
+struct HeadModel {
+  Eigen::MatrixXd key_basis, value_basis;  // D x r, orthonormal columns
+  Eigen::VectorXd sigma;                   // r
+  Eigen::VectorXd offset_and_outliers;     // D
+  Eigen::VectorXd bias;                    // D, query bias on the anchor channels
+  std::vector<Eigen::VectorXd> needle_latents;
+  HeadType type = HeadType::diffuse;
+  double beta = 0;
+};
+
+Eigen::VectorXd normals(RandomStream& rng, Eigen::Index n) {
+  Eigen::VectorXd v(n);
+  for (Eigen::Index i = 0; i < n; ++i) v[i] = rng.normal();
+  return v;
+}
+
+Eigen::MatrixXd orthonormal_basis(RandomStream& rng, const KvGeneratorSpec& sp, Eigen::Index r,
+                                  bool rope_weighted) {
+  const auto dim = static_cast<Eigen::Index>(sp.head_dim);
+  Eigen::MatrixXd g(dim, r);
+  for (Eigen::Index j = 0; j < r; ++j) g.col(j) = normals(rng, dim);
+  if (rope_weighted) {
+    for (Eigen::Index c = 0; c < dim; ++c) {
+      const double i = static_cast<double>(c % (dim / 2));
+      const double wavelength =
+          2 * std::numbers::pi * std::pow(sp.rope_base, 2.0 * i / static_cast<double>(dim));
+      g.row(c) *= std::min(1.0, wavelength / sp.semantic_wavelength);
+    }
+  }
+  Eigen::HouseholderQR<Eigen::MatrixXd> qr(g);
+  return qr.householderQ() * Eigen::MatrixXd::Identity(dim, r);
+}
+
+// Head types are stratified within a layer: head h takes u = frac((h + phase) / kv_heads) with
+// a per-layer random phase, so each layer holds the configured shares to within one head.
+HeadModel draw_head(const KvGeneratorSpec& sp, RandomStream rng, double u) {
+  const auto dim = static_cast<Eigen::Index>(sp.head_dim);
+  const auto r = static_cast<Eigen::Index>(sp.key_rank);
+  HeadModel m;
+  m.type = u < sp.retrieval_fraction                           ? HeadType::retrieval
+           : u < sp.retrieval_fraction + sp.streaming_fraction ? HeadType::streaming
+                                                               : HeadType::diffuse;
+  const double beta = m.type == HeadType::retrieval   ? sp.retrieval_logit
+                      : m.type == HeadType::streaming ? sp.streaming_logit
+                                                      : sp.diffuse_logit;
+  m.beta = beta * std::exp(0.2 * rng.normal());
+  m.key_basis = orthonormal_basis(rng, sp, r, true);
+  m.value_basis = orthonormal_basis(rng, sp, r, false);
+  m.sigma.resize(r);
+  for (Eigen::Index i = 0; i < r; ++i)
+    m.sigma[i] = std::pow(static_cast<double>(i + 1), -sp.spectrum_decay);
+  m.sigma *= sp.key_scale * std::sqrt(static_cast<double>(dim)) / m.sigma.norm();
+  m.offset_and_outliers = sp.offset_scale * normals(rng, dim);
+  // Anchor channels: both channels of the lowest-frequency pairs (outliers, bias, sink).
+  const Eigen::Index half = dim / 2;
+  const Eigen::Index pairs = std::max<Eigen::Index>(1, sp.outlier_pairs);
+  m.bias = Eigen::VectorXd::Zero(dim);
+  for (Eigen::Index i = half - pairs; i < half; ++i) {
+    for (Eigen::Index c : {i, i + half}) {
+      const double sign = rng.uniform() < 0.5 ? -1.0 : 1.0;
+      if (sp.outlier_pairs > 0) m.offset_and_outliers[c] += sign * sp.outlier_scale * sp.key_scale;
+      m.bias[c] = sign;
+    }
+  }
+  m.bias *= sp.query_bias / m.bias.norm();
+  for (std::size_t n = 0; n < sp.needle_depths.size(); ++n)
+    m.needle_latents.push_back(normals(rng, r));
+  return m;
+}
+
+void store(float* out, const Eigen::VectorXd& v) {
+  for (Eigen::Index i = 0; i < v.size(); ++i) out[i] = static_cast<float>(v[i]);
+}
+
+}  // namespace
+
+KvCache generate_kv_cache(const KvGeneratorSpec& sp, Context& ctx) {
+  KvGeometry g;
+  g.layers = sp.layers.empty() ? static_cast<std::size_t>(sp.model_layers) : sp.layers.size();
+  g.kv_heads = static_cast<std::size_t>(sp.kv_heads);
+  g.q_heads = static_cast<std::size_t>(sp.q_heads);
+  g.head_dim = static_cast<std::size_t>(sp.head_dim);
+  g.tokens = static_cast<std::size_t>(sp.tokens);
+  g.steps = static_cast<std::size_t>(sp.steps);
+  KvCache cache(g);
+  if (!sp.layers.empty())
+    for (std::size_t l = 0; l < g.layers; ++l)
+      cache.layer_ids[l] = static_cast<std::size_t>(sp.layers[l]);
+  cache.rope_base = sp.rope_base;
+  cache.source = "synthetic:" + sp.model;
+  cache.storage = sp.dtype == "float32"   ? NpyDtype::kFloat32
+                  : sp.dtype == "float16" ? NpyDtype::kFloat16
+                                          : NpyDtype::kBFloat16;
+  const auto needle_len = static_cast<std::size_t>(sp.needle_tokens);
+  for (double depth : sp.needle_depths) {
+    // Token 0 is the sink, so a needle starts at token 1 or later.
+    const auto begin = std::max<std::size_t>(
+        1,
+        static_cast<std::size_t>(std::floor(depth * static_cast<double>(g.tokens - needle_len))));
+    cache.needles.push_back({begin, std::min(g.tokens, begin + needle_len)});
+  }
+
+  const auto dim = static_cast<Eigen::Index>(g.head_dim);
+  const auto r = static_cast<Eigen::Index>(sp.key_rank);
+  parallel_for(
+      ctx, g.layers * g.kv_heads,
+      [&](std::size_t index) {
+        const std::size_t layer = index / g.kv_heads, head = index % g.kv_heads;
+        const std::uint64_t layer_id = cache.layer_ids[layer];
+        const double phase = ctx.stream(kStreamTag, layer_id, kLayerStream, kParams).uniform();
+        const double u =
+            std::fmod((static_cast<double>(head) + phase) / static_cast<double>(g.kv_heads), 1.0);
+        const HeadModel m = draw_head(sp, ctx.stream(kStreamTag, layer_id, head, kParams), u);
+        const bool streaming = m.type == HeadType::streaming;
+        const Eigen::VectorXd sink = (streaming ? sp.sink_logit_streaming : sp.sink_logit) *
+                                     std::sqrt(static_cast<double>(dim)) * m.bias /
+                                     std::max(1e-30, m.bias.squaredNorm());
+
+        // Keys and values, token by token.
+        RandomStream rng = ctx.stream(kStreamTag, layer_id, head, kTokens);
+        std::vector<float> latents(g.tokens * static_cast<std::size_t>(r));
+        Eigen::VectorXd topic = normals(rng, r), local = normals(rng, r);
+        std::size_t segment_end = 0;
+        const double tw = std::sqrt(sp.topic_weight), lw = std::sqrt(1 - sp.topic_weight);
+        const double phi = sp.local_correlation, phi_c = std::sqrt(1 - phi * phi);
+        float* keys = cache.keys(layer, head);
+        float* values = cache.values(layer, head);
+        for (std::size_t t = 0; t < g.tokens; ++t) {
+          if (t >= segment_end) {
+            topic = normals(rng, r);
+            segment_end = t + 1 +
+                          static_cast<std::size_t>(
+                              std::floor(-std::log1p(-rng.uniform()) * sp.segment_tokens));
+          }
+          local = phi * local + phi_c * normals(rng, r);
+          Eigen::VectorXd z = tw * topic + lw * local;
+          for (std::size_t n = 0; n < cache.needles.size(); ++n)
+            if (t >= cache.needles[n].begin && t < cache.needles[n].end)
+              z = m.needle_latents[n] + 0.3 * normals(rng, r);
+          for (Eigen::Index i = 0; i < r; ++i)
+            latents[t * static_cast<std::size_t>(r) + static_cast<std::size_t>(i)] =
+                static_cast<float>(z[i]);
+          const Eigen::VectorXd sz = m.sigma.cwiseProduct(z);
+          Eigen::VectorXd k =
+              m.offset_and_outliers + m.key_basis * sz + sp.noise_scale * normals(rng, dim);
+          if (t == 0) k += sink;
+          const Eigen::VectorXd v = m.value_basis * sz + sp.noise_scale * normals(rng, dim);
+          float* kt = keys + t * g.head_dim;
+          store(kt, k);
+          apply_rope(kt, g.head_dim, static_cast<double>(t), sp.rope_base);
+          store(values + t * g.head_dim, v);
+        }
+
+        // Decode queries of the head's query group.
+        const double c = m.beta * std::sqrt(static_cast<double>(dim)) / m.sigma.squaredNorm();
+        auto latent = [&](std::size_t t) {
+          Eigen::VectorXd z(r);
+          for (Eigen::Index i = 0; i < r; ++i)
+            z[i] = latents[t * static_cast<std::size_t>(r) + static_cast<std::size_t>(i)];
+          return z;
+        };
+        for (std::size_t gq = 0; gq < g.group(); ++gq) {
+          const std::size_t q_head = head * g.group() + gq;
+          RandomStream qrng = ctx.stream(kStreamTag, layer_id, q_head + (1u << 20), kQueries);
+          auto random_token = [&] {
+            return std::min(g.tokens - 1, static_cast<std::size_t>(qrng.uniform() *
+                                                                   static_cast<double>(g.tokens)));
+          };
+          std::size_t target = random_token();
+          Eigen::VectorXd drift = sp.query_jitter * normals(qrng, r);
+          float* queries = cache.queries(layer, q_head);
+          for (std::size_t s = 0; s < g.steps; ++s) {
+            if (s > 0)
+              drift = sp.query_drift * drift + std::sqrt(1 - sp.query_drift * sp.query_drift) *
+                                                   sp.query_jitter * normals(qrng, r);
+            Eigen::VectorXd w;
+            if (m.type == HeadType::streaming) {
+              w = latent(g.tokens - 1);
+            } else if (m.type == HeadType::retrieval && !m.needle_latents.empty()) {
+              w = Eigen::VectorXd::Zero(r);  // multi-needle question: every needle at once
+              for (const auto& nu : m.needle_latents) w += nu;
+            } else {
+              if (m.type == HeadType::diffuse || qrng.uniform() < sp.target_switch)
+                target = random_token();
+              w = latent(target);
+            }
+            w += drift;
+            const Eigen::VectorXd q = m.bias + c * (m.key_basis * m.sigma.cwiseProduct(w)) +
+                                      sp.query_ood * sp.key_scale * normals(qrng, dim);
+            float* qs = queries + s * g.head_dim;
+            store(qs, q);
+            apply_rope(qs, g.head_dim, static_cast<double>(g.tokens + s), sp.rope_base);
+          }
+        }
+      },
+      1);
+  return cache;
+}
+
+}  // namespace lightsim::kv

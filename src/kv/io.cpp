@@ -1,0 +1,126 @@
+#include "lightsim/kv/io.h"
+
+#include <fmt/ranges.h>
+
+#include "lightsim/core/error.h"
+#include "lightsim/core/json.h"
+
+namespace lightsim::kv {
+namespace {
+
+NpyDtype parse_dtype(const std::string& name, const std::filesystem::path& manifest) {
+  for (NpyDtype d : {NpyDtype::kFloat32, NpyDtype::kFloat16, NpyDtype::kBFloat16})
+    if (to_string(d) == name) return d;
+  LIGHTSIM_THROW(DataFormatError, "{}: dtype: '{}' is not one of: float32, float16, bfloat16",
+                 manifest.string(), name);
+}
+
+template <class T>
+T get(const Json& doc, const char* key, const std::filesystem::path& manifest) {
+  const auto it = doc.find(key);
+  LIGHTSIM_CHECK_AS(DataFormatError, it != doc.end(), "{}: missing key '{}'", manifest.string(),
+                    key);
+  try {
+    return it->template get<T>();
+  } catch (const nlohmann::json::exception&) {
+    LIGHTSIM_THROW(DataFormatError, "{}: key '{}' has the wrong type ({})", manifest.string(), key,
+                   it->dump());
+  }
+}
+
+NpyArray read_array(const std::filesystem::path& dir, const std::string& name, NpyDtype dtype,
+                    const std::vector<std::size_t>& expected) {
+  const std::filesystem::path file = dir / (name + ".npy");
+  NpyArray a = read_npy(file);
+  LIGHTSIM_CHECK_AS(DataFormatError, a.dtype == dtype,
+                    "{}: array '{}' has dtype {} but the manifest says {}", file.string(), name,
+                    to_string(a.dtype), to_string(dtype));
+  LIGHTSIM_CHECK_AS(DataFormatError, a.shape == expected,
+                    "{}: array '{}' has shape [{}] but the manifest expects [{}] "
+                    "(layers, heads, tokens or steps, head_dim)",
+                    file.string(), name, fmt::join(a.shape, ", "), fmt::join(expected, ", "));
+  return a;
+}
+
+}  // namespace
+
+void write_kv_cache(const std::filesystem::path& dir, const KvCache& cache) {
+  const KvGeometry& g = cache.geometry();
+  std::filesystem::create_directories(dir);
+  const std::vector<std::size_t> kv_shape{g.layers, g.kv_heads, g.tokens, g.head_dim};
+  const std::vector<std::size_t> q_shape{g.layers, g.q_heads, g.steps, g.head_dim};
+  write_npy(dir / "keys.npy", cache.key_data(), kv_shape, cache.storage);
+  write_npy(dir / "values.npy", cache.value_data(), kv_shape, cache.storage);
+  write_npy(dir / "queries.npy", cache.query_data(), q_shape, cache.storage);
+  Json m;
+  m["format"] = "lightsim-kv";
+  m["version"] = kKvFormatVersion;
+  m["source"] = cache.source;
+  m["dtype"] = std::string(to_string(cache.storage));
+  m["layer_ids"] = cache.layer_ids;
+  m["kv_heads"] = g.kv_heads;
+  m["q_heads"] = g.q_heads;
+  m["head_dim"] = g.head_dim;
+  m["tokens"] = g.tokens;
+  m["steps"] = g.steps;
+  m["rope_base"] = cache.rope_base;
+  Json needles = Json::array();
+  for (const auto& n : cache.needles) needles.push_back({{"begin", n.begin}, {"end", n.end}});
+  m["needles"] = needles;
+  write_json_file(dir / "manifest.json", m);
+}
+
+KvCache read_kv_cache(const std::filesystem::path& dir) {
+  const std::filesystem::path manifest = dir / "manifest.json";
+  LIGHTSIM_CHECK_AS(InputError, std::filesystem::is_directory(dir), "{}: no such KV cache folder",
+                    dir.string());
+  LIGHTSIM_CHECK_AS(InputError, std::filesystem::exists(manifest),
+                    "{}: missing manifest.json (see docs/kv-data.md)", dir.string());
+  const Json m = read_json_file(manifest);
+  LIGHTSIM_CHECK_AS(DataFormatError, m.is_object() && m.value("format", "") == "lightsim-kv",
+                    "{}: format: expected \"lightsim-kv\"", manifest.string());
+  const int version = get<int>(m, "version", manifest);
+  LIGHTSIM_CHECK_AS(DataFormatError, version == kKvFormatVersion,
+                    "{}: version {} is not supported (expected {})", manifest.string(), version,
+                    kKvFormatVersion);
+  KvGeometry g;
+  const auto layer_ids = get<std::vector<std::size_t>>(m, "layer_ids", manifest);
+  g.layers = layer_ids.size();
+  g.kv_heads = get<std::size_t>(m, "kv_heads", manifest);
+  g.q_heads = get<std::size_t>(m, "q_heads", manifest);
+  g.head_dim = get<std::size_t>(m, "head_dim", manifest);
+  g.tokens = get<std::size_t>(m, "tokens", manifest);
+  g.steps = get<std::size_t>(m, "steps", manifest);
+  g.validate(manifest.string());
+  const NpyDtype dtype = parse_dtype(get<std::string>(m, "dtype", manifest), manifest);
+
+  const NpyArray keys =
+      read_array(dir, "keys", dtype, {g.layers, g.kv_heads, g.tokens, g.head_dim});
+  const NpyArray values =
+      read_array(dir, "values", dtype, {g.layers, g.kv_heads, g.tokens, g.head_dim});
+  const NpyArray queries =
+      read_array(dir, "queries", dtype, {g.layers, g.q_heads, g.steps, g.head_dim});
+
+  KvCache cache(g);
+  cache.key_data() = keys.values;
+  cache.value_data() = values.values;
+  cache.query_data() = queries.values;
+  cache.layer_ids = layer_ids;
+  cache.storage = dtype;
+  cache.rope_base = get<double>(m, "rope_base", manifest);
+  cache.source = m.value("source", "");
+  if (const auto it = m.find("needles"); it != m.end()) {
+    LIGHTSIM_CHECK_AS(DataFormatError, it->is_array(), "{}: needles: expected a list",
+                      manifest.string());
+    for (const auto& n : *it) {
+      NeedleSpan span{get<std::size_t>(n, "begin", manifest), get<std::size_t>(n, "end", manifest)};
+      LIGHTSIM_CHECK_AS(DataFormatError, span.begin < span.end && span.end <= g.tokens,
+                        "{}: needle [{}, {}) is not a non-empty span inside [0, {})",
+                        manifest.string(), span.begin, span.end, g.tokens);
+      cache.needles.push_back(span);
+    }
+  }
+  return cache;
+}
+
+}  // namespace lightsim::kv

@@ -1,0 +1,114 @@
+#include "lightsim/kv/projection.h"
+
+#include <Eigen/Dense>
+#include <cmath>
+
+#include <fmt/ranges.h>
+
+#include "lightsim/core/error.h"
+
+namespace lightsim::kv {
+
+void ProjectionMatrix::apply(const float* x, float* out) const {
+  for (std::size_t i = 0; i < dim; ++i) {
+    const float* row = rows.data() + i * head_dim;
+    float s = 0;
+    for (std::size_t j = 0; j < head_dim; ++j) s += row[j] * x[j];
+    out[i] = s;
+  }
+}
+
+ProjectionMatrix pca_projection(const float* data, std::size_t rows, std::size_t head_dim,
+                                std::size_t dim) {
+  const auto n = static_cast<Eigen::Index>(head_dim);
+  Eigen::VectorXd mean = Eigen::VectorXd::Zero(n);
+  for (std::size_t r = 0; r < rows; ++r)
+    for (Eigen::Index j = 0; j < n; ++j)
+      mean[j] += data[r * head_dim + static_cast<std::size_t>(j)];
+  mean /= static_cast<double>(rows);
+  Eigen::MatrixXd cov = Eigen::MatrixXd::Zero(n, n);
+  Eigen::VectorXd x(n);
+  for (std::size_t r = 0; r < rows; ++r) {
+    for (Eigen::Index j = 0; j < n; ++j)
+      x[j] = data[r * head_dim + static_cast<std::size_t>(j)] - mean[j];
+    cov.selfadjointView<Eigen::Lower>().rankUpdate(x);
+  }
+  cov = cov.selfadjointView<Eigen::Lower>();
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(cov);
+  LIGHTSIM_CHECK(eig.info() == Eigen::Success, "PCA eigensolver failed");
+  ProjectionMatrix p{dim, head_dim, std::vector<float>(dim * head_dim)};
+  for (std::size_t i = 0; i < dim; ++i) {
+    const Eigen::Index col = n - 1 - static_cast<Eigen::Index>(i);  // ascending eigenvalues
+    for (Eigen::Index j = 0; j < n; ++j)
+      p.rows[i * head_dim + static_cast<std::size_t>(j)] =
+          static_cast<float>(eig.eigenvectors()(j, col));
+  }
+  return p;
+}
+
+namespace {
+
+void check_dim(const ProjectionInput& in) {
+  LIGHTSIM_CHECK_AS(InputError, in.dim >= 1 && in.dim <= in.head->head_dim,
+                    "projection dimension d = {} must be in [1, head_dim = {}]", in.dim,
+                    in.head->head_dim);
+}
+
+ProjectionMatrix fit_pca(const ProjectionInput& in) {
+  check_dim(in);
+  return pca_projection(in.head->keys, in.head->tokens, in.head->head_dim, in.dim);
+}
+
+ProjectionMatrix fit_pca_qk(const ProjectionInput& in) {
+  check_dim(in);
+  const HeadView& h = *in.head;
+  std::vector<float> data(h.keys, h.keys + h.tokens * h.head_dim);
+  data.insert(data.end(), h.queries, h.queries + h.group * h.steps * h.head_dim);
+  return pca_projection(data.data(), h.tokens + h.group * h.steps, h.head_dim, in.dim);
+}
+
+ProjectionMatrix fit_random(const ProjectionInput& in) {
+  check_dim(in);
+  ProjectionMatrix p{in.dim, in.head->head_dim, std::vector<float>(in.dim * in.head->head_dim)};
+  in.rng->fill_normal(std::span<float>(p.rows), 0.0f,
+                      static_cast<float>(1.0 / std::sqrt(static_cast<double>(in.dim))));
+  return p;
+}
+
+ProjectionMatrix fit_first(const ProjectionInput& in) {
+  check_dim(in);
+  ProjectionMatrix p{in.dim, in.head->head_dim, std::vector<float>(in.dim * in.head->head_dim)};
+  for (std::size_t i = 0; i < in.dim; ++i) p.rows[i * in.head->head_dim + i] = 1.0f;
+  return p;
+}
+
+ProjectionMatrix fit_learned(const ProjectionInput& in) {
+  check_dim(in);
+  LIGHTSIM_CHECK_AS(InputError, in.learned != nullptr,
+                    "the learned projection needs a projection file (--projection-file)");
+  const NpyArray& a = *in.learned;
+  const std::size_t dim = in.head->head_dim;
+  LIGHTSIM_CHECK_AS(DataFormatError,
+                    a.shape.size() == 4 && a.shape[1] > in.kv_head && a.shape[0] > in.layer &&
+                        a.shape[2] == in.dim && a.shape[3] == dim,
+                    "{}: learned projection has shape [{}] but needs [>{}, >{}, {}, {}] "
+                    "(layers, kv_heads, d, head_dim)",
+                    a.source.string(), fmt::join(a.shape, ", "), in.layer, in.kv_head, in.dim, dim);
+  const std::size_t off = (in.layer * a.shape[1] + in.kv_head) * in.dim * dim;
+  ProjectionMatrix p{in.dim, dim, {}};
+  p.rows.assign(a.values.begin() + static_cast<std::ptrdiff_t>(off),
+                a.values.begin() + static_cast<std::ptrdiff_t>(off + in.dim * dim));
+  return p;
+}
+
+}  // namespace
+
+void register_projections(ProjectionFamily& family) {
+  family.add("pca", "top-d principal directions of the head's keys", fit_pca);
+  family.add("pca_qk", "top-d principal directions of keys and decode queries", fit_pca_qk);
+  family.add("random", "Gaussian random projection, N(0, 1/d) entries", fit_random);
+  family.add("first", "the first d channels", fit_first);
+  family.add("learned", "a trained projection read from an .npy file", fit_learned);
+}
+
+}  // namespace lightsim::kv

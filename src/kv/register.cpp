@@ -1,0 +1,17 @@
+#include "lightsim/kv/register.h"
+
+#include "lightsim/kv/generator.h"
+#include "lightsim/kv/projection.h"
+#include "lightsim/kv/scorer.h"
+
+namespace lightsim::kv {
+
+void register_all(Registry& registry) {
+  registry.add_spec<KvGeneratorSpec>();
+  register_scorers(registry.family<ScorerFactory>(
+      kScorerFamily, "KV block scorers: rank a head's blocks for a decode query"));
+  register_projections(registry.family<ProjectionFitter>(
+      kProjectionFamily, "d-dimensional block signature projections"));
+}
+
+}  // namespace lightsim::kv

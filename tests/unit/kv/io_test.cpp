@@ -1,0 +1,98 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "kv_test_util.h"
+#include "lightsim/core/error.h"
+#include "lightsim/core/json.h"
+#include "lightsim/kv/io.h"
+#include "scratch_dir.h"
+
+namespace lightsim::kv {
+namespace {
+
+using ::testing::HasSubstr;
+
+KvGeometry small_geometry() {
+  return {2, 2, 4, 8, 40, 3};
+}
+
+TEST(KvIo, Float32RoundTripIsExact) {
+  const auto dir = lightsim::testing::scratch_dir();
+  KvCache c = testing::random_cache(small_geometry(), 5);
+  c.layer_ids = {3, 7};
+  c.rope_base = 5e5;
+  c.needles = {{4, 9}};
+  c.source = "test";
+  write_kv_cache(dir, c);
+  const KvCache r = read_kv_cache(dir);
+  EXPECT_EQ(r.geometry(), c.geometry());
+  EXPECT_EQ(r.key_data(), c.key_data());
+  EXPECT_EQ(r.value_data(), c.value_data());
+  EXPECT_EQ(r.query_data(), c.query_data());
+  EXPECT_EQ(r.layer_ids, c.layer_ids);
+  EXPECT_EQ(r.needles, c.needles);
+  EXPECT_EQ(r.rope_base, 5e5);
+  EXPECT_EQ(r.source, "test");
+}
+
+TEST(KvIo, Float16StorageRoundsToHalfPrecision) {
+  const auto dir = lightsim::testing::scratch_dir();
+  KvCache c = testing::random_cache(small_geometry(), 6);
+  c.storage = NpyDtype::kFloat16;
+  write_kv_cache(dir, c);
+  const KvCache r = read_kv_cache(dir);
+  EXPECT_EQ(r.storage, NpyDtype::kFloat16);
+  for (std::size_t i = 0; i < c.key_data().size(); ++i)
+    EXPECT_NEAR(r.key_data()[i], c.key_data()[i], 2e-3 * std::abs(c.key_data()[i]) + 1e-7);
+}
+
+TEST(KvIo, WrongShapeNamesArrayAndBothShapes) {
+  const auto dir = lightsim::testing::scratch_dir();
+  write_kv_cache(dir, testing::random_cache(small_geometry(), 7));
+  const std::vector<float> bad(2 * 2 * 41 * 8, 0.0f);
+  const std::vector<std::size_t> shape{2, 2, 41, 8};
+  write_npy(dir / "values.npy", bad, shape, NpyDtype::kFloat32);
+  try {
+    (void)read_kv_cache(dir);
+    FAIL() << "no error";
+  } catch (const DataFormatError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("values.npy"));
+    EXPECT_THAT(e.what(), HasSubstr("'values'"));
+    EXPECT_THAT(e.what(), HasSubstr("[2, 2, 41, 8]"));
+    EXPECT_THAT(e.what(), HasSubstr("[2, 2, 40, 8]"));
+  }
+}
+
+TEST(KvIo, WrongDtypeNamesArrayAndBothTypes) {
+  const auto dir = lightsim::testing::scratch_dir();
+  write_kv_cache(dir, testing::random_cache(small_geometry(), 8));
+  const std::vector<float> q(2 * 4 * 3 * 8, 0.0f);
+  const std::vector<std::size_t> shape{2, 4, 3, 8};
+  write_npy(dir / "queries.npy", q, shape, NpyDtype::kFloat16);
+  try {
+    (void)read_kv_cache(dir);
+    FAIL() << "no error";
+  } catch (const DataFormatError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("'queries'"));
+    EXPECT_THAT(e.what(), HasSubstr("float16"));
+    EXPECT_THAT(e.what(), HasSubstr("float32"));
+  }
+}
+
+TEST(KvIo, MissingFolderAndBadManifest) {
+  const auto dir = lightsim::testing::scratch_dir();
+  EXPECT_THROW((void)read_kv_cache(dir / "nope"), InputError);
+  EXPECT_THROW((void)read_kv_cache(dir), InputError);
+  write_kv_cache(dir, testing::random_cache(small_geometry(), 9));
+  Json m = read_json_file(dir / "manifest.json");
+  m["q_heads"] = 3;  // not a multiple of kv_heads
+  write_json_file(dir / "manifest.json", m);
+  EXPECT_THROW((void)read_kv_cache(dir), InputError);
+  m["q_heads"] = 4;
+  m["needles"] = Json::array({Json{{"begin", 30}, {"end", 50}}});
+  write_json_file(dir / "manifest.json", m);
+  EXPECT_THROW((void)read_kv_cache(dir), DataFormatError);
+}
+
+}  // namespace
+}  // namespace lightsim::kv

@@ -1,0 +1,76 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "lightsim/core/rng.h"
+#include "lightsim/kv/kernels.h"
+
+namespace lightsim::kv {
+namespace {
+
+TEST(KvKernels, SignatureScoresMatchPlainDotProducts) {
+  const std::size_t blocks = 37, dim = 5;
+  std::vector<float> sig(blocks * dim), q(dim), out(blocks);
+  RandomStream rng(3, {1});
+  rng.fill_normal(std::span<float>(sig));
+  rng.fill_normal(std::span<float>(q));
+  score_signatures(sig.data(), q.data(), blocks, dim, out.data());
+  for (std::size_t b = 0; b < blocks; ++b) {
+    float s = 0;
+    for (std::size_t j = 0; j < dim; ++j) s += sig[j * blocks + b] * q[j];
+    EXPECT_EQ(out[b], s);
+  }
+}
+
+TEST(KvKernels, TopKMatchesFullSortWithTies) {
+  std::vector<float> scores{1, 5, 3, 5, 2, 5, 0, 4};
+  std::vector<std::uint32_t> top(4);
+  TopKScratch scratch;
+  top_k_indices(scores, 4, scratch, top.data());
+  EXPECT_EQ(top, (std::vector<std::uint32_t>{1, 3, 5, 7}));
+  top.resize(2);
+  top_k_indices(scores, 2, scratch, top.data());
+  EXPECT_EQ(top, (std::vector<std::uint32_t>{1, 3}));
+  // Random data against a stable sort.
+  std::vector<float> r(1000);
+  RandomStream rng(4, {1});
+  rng.fill_normal(std::span<float>(r));
+  std::vector<std::uint32_t> idx(r.size());
+  std::iota(idx.begin(), idx.end(), 0u);
+  std::stable_sort(idx.begin(), idx.end(), [&](auto a, auto b) { return r[a] > r[b]; });
+  std::vector<std::uint32_t> got(32);
+  top_k_indices(r, 32, scratch, got.data());
+  EXPECT_EQ(got, std::vector<std::uint32_t>(idx.begin(), idx.begin() + 32));
+}
+
+}  // namespace
+}  // namespace lightsim::kv
+
+namespace lightsim::kv {
+namespace {
+
+TEST(KvKernels, TopKSampledPathAndFallbackAreExact) {
+  // Many ties (integers 0..9) exercise the >= threshold path; a sorted ramp puts every large
+  // value past the sample and an all-equal array forces ties everywhere.
+  TopKScratch scratch;
+  for (int pattern = 0; pattern < 3; ++pattern) {
+    std::vector<float> s(2048);
+    for (std::size_t i = 0; i < s.size(); ++i)
+      s[i] = pattern == 0   ? static_cast<float>((i * 7919) % 10)
+             : pattern == 1 ? static_cast<float>(i)
+                            : 1.0f;
+    std::vector<std::uint32_t> idx(s.size());
+    std::iota(idx.begin(), idx.end(), 0u);
+    std::stable_sort(idx.begin(), idx.end(), [&](auto a, auto b) { return s[a] > s[b]; });
+    for (std::size_t k : {1u, 5u, 32u, 100u}) {
+      std::vector<std::uint32_t> got(k);
+      top_k_indices(s, k, scratch, got.data());
+      EXPECT_EQ(got, std::vector<std::uint32_t>(idx.begin(), idx.begin() + static_cast<long>(k)))
+          << "pattern " << pattern << " k " << k;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lightsim::kv

@@ -1,0 +1,161 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "kv_test_util.h"
+#include "lightsim/kv/metrics.h"
+#include "lightsim/kv/register.h"
+
+namespace lightsim::kv {
+namespace {
+
+struct Families {
+  ScorerFamily scorers{"kv_scorer", ""};
+  ProjectionFamily projections{"kv_projection", ""};
+  Families() {
+    register_scorers(scorers);
+    register_projections(projections);
+  }
+  EvalSetup setup(const std::string& name, const std::string& projection = "pca",
+                  std::size_t dim = 8) {
+    ScorerOptions o;
+    o.projection = projection;
+    o.dim = dim;
+    o.projections = &projections;
+    return {name, scorers.get(name), o};
+  }
+};
+
+TEST(KvBlocks, LayoutResidentAndCandidates) {
+  const BlockLayout l(1000, {128, 4, 300});
+  EXPECT_EQ(l.blocks(), 8u);
+  EXPECT_EQ(l.resident_tokens(), 304u);
+  EXPECT_EQ(l.fetch_tokens(0), 124u);
+  EXPECT_EQ(l.fetch_tokens(5), 700u - 640u);  // recent window starts at 700
+  EXPECT_EQ(l.fetch_tokens(6), 0u);
+  EXPECT_EQ(l.candidates(), (std::vector<std::size_t>{0, 1, 2, 3, 4, 5}));
+}
+
+TEST(KvBlocks, QuestBoundsEveryDotProductInItsBlock) {
+  const KvCache c = testing::random_cache({1, 1, 1, 32, 1000, 50}, 3);
+  const HeadView h = c.head(0, 0);
+  const BlockLayout l(h.tokens, {64, 0, 0});
+  std::vector<float> lo, hi;
+  block_min_max_keys(h, l, lo, hi);
+  for (std::size_t s = 0; s < h.steps; ++s)
+    for (std::size_t b = 0; b < l.blocks(); ++b) {
+      const float bound = quest_bound(h.query(0, s), &lo[b * 32], &hi[b * 32], 32);
+      float best = -INFINITY;
+      for (std::size_t t = l.begin(b); t < l.end(b); ++t) {
+        float d = 0;
+        for (std::size_t i = 0; i < 32; ++i) d += h.query(0, s)[i] * h.key(t)[i];
+        best = std::max(best, d);
+      }
+      EXPECT_GE(bound, best - 1e-4f * std::abs(best)) << "block " << b << " step " << s;
+    }
+}
+
+TEST(KvScorers, ExactScorerHasPerfectRecallAndMassRecall) {
+  Families f;
+  ContextOptions co;
+  co.threads = 2;
+  Context ctx(co);
+  const KvCache c = generate_kv_cache(testing::tiny_spec(), ctx);
+  EvalOptions o;
+  o.ks = {1, 2, 3};
+  o.blocks = {32, 4, 64};
+  const EvalReport r = evaluate(c, {f.setup("exact")}, o, ctx);
+  ASSERT_EQ(r.scorers.size(), 1u);
+  for (const KMetrics& m : r.scorers[0].per_k) {
+    EXPECT_DOUBLE_EQ(m.recall.mean, 1.0);
+    EXPECT_DOUBLE_EQ(m.mass_recall.mean, 1.0);
+    for (const auto& [K, e] : m.recall_k_at_K) EXPECT_DOUBLE_EQ(e.mean, 1.0);
+    EXPECT_EQ(m.recall.n, 2u * 2u * 4u);
+  }
+}
+
+TEST(KvScorers, FullDimensionPcaReproducesMeanKeyRanking) {
+  Families f;
+  const KvCache c = testing::random_cache({1, 1, 2, 16, 640, 6}, 4);
+  const HeadView h = c.head(0, 0);
+  const BlockLayout l(h.tokens, {32, 0, 0});
+  auto mean = f.scorers.get("mean_key")(ScorerOptions{});
+  ScorerOptions po;
+  po.dim = 16;
+  po.projections = &f.projections;
+  auto pca = f.scorers.get("signature")(po);
+  mean->prepare(h, l, {});
+  pca->prepare(h, l, {});
+  std::vector<float> a(l.blocks()), b(l.blocks());
+  for (std::size_t s = 0; s < h.steps; ++s) {
+    mean->score(s, a);
+    pca->score(s, b);
+    for (std::size_t i = 0; i < a.size(); ++i)
+      EXPECT_NEAR(a[i], b[i], 1e-4f * (1 + std::abs(a[i])));
+    EXPECT_EQ(top_k_blocks(a, l, 8), top_k_blocks(b, l, 8));
+  }
+}
+
+TEST(KvScorers, AllCandidatesSelectedGivesExactOutput) {
+  Families f;
+  Context ctx;
+  const KvCache c = generate_kv_cache(testing::tiny_spec(), ctx);
+  EvalOptions o;
+  o.ks = {1000};
+  o.blocks = {32, 4, 64};
+  const EvalReport r =
+      evaluate(c, {f.setup("mean_key"), f.setup("quest"), f.setup("rep_keys")}, o, ctx);
+  for (const auto& s : r.scorers) {
+    const KMetrics& m = s.per_k[0];
+    EXPECT_EQ(m.k_effective, r.candidates);
+    EXPECT_DOUBLE_EQ(m.recall.mean, 1.0);
+    EXPECT_NEAR(m.output_rel_error.mean, 0.0, 1e-9);
+    EXPECT_NEAR(m.mass_coverage.mean, 1.0, 1e-9);
+    EXPECT_DOUBLE_EQ(m.fetched_fraction.mean, 1.0);
+    EXPECT_DOUBLE_EQ(m.needle_hit.mean, 1.0);
+  }
+}
+
+TEST(KvMetrics, TrafficLedgerOfKnownGeometry) {
+  Families f;
+  Context ctx;
+  // T = 1024, B = 128 -> 8 blocks; sink 4 + recent 128 resident; D = 16; bf16.
+  const KvCache c = testing::random_cache({1, 1, 1, 16, 1024, 2}, 5);
+  EvalOptions o;
+  o.ks = {2};
+  o.blocks = {128, 4, 128};
+  const EvalReport r = evaluate(c, {f.setup("quest")}, o, ctx);
+  const KMetrics& m = r.scorers[0].per_k[0];
+  EXPECT_DOUBLE_EQ(m.full_scan_bytes, 1024.0 * 16 * 2 * 2);
+  EXPECT_DOUBLE_EQ(m.resident_bytes, 132.0 * 16 * 2 * 2);
+  EXPECT_DOUBLE_EQ(m.metadata_bytes, 8.0 * 2 * 16 * 2);  // min and max per block
+  EXPECT_GE(m.selected_bytes, 2 * 124.0 * 16 * 2 * 2);
+  EXPECT_LE(m.selected_bytes, 2 * 128.0 * 16 * 2 * 2);
+  EXPECT_DOUBLE_EQ(m.traffic_reduction, m.full_scan_bytes / m.bytes_per_step);
+}
+
+TEST(KvMetrics, EstimateMeanAndInterval) {
+  const Estimate e = estimate({1, 2, 3, 4});
+  EXPECT_DOUBLE_EQ(e.mean, 2.5);
+  EXPECT_NEAR(e.ci95, 1.96 * std::sqrt(5.0 / 3.0 / 4.0), 1e-12);
+  EXPECT_EQ(estimate({}).n, 0u);
+}
+
+TEST(KvProjection, FirstAndRandomShapes) {
+  Families f;
+  const KvCache c = testing::random_cache({1, 1, 1, 16, 64, 1}, 6);
+  const HeadView h = c.head(0, 0);
+  RandomStream rng(1, {1});
+  ProjectionInput in{&h, 4, 0, 0, &rng, nullptr};
+  const ProjectionMatrix first = f.projections.get("first")(in);
+  EXPECT_EQ(first.rows[0], 1.0f);
+  EXPECT_EQ(first.rows[16 + 1], 1.0f);
+  EXPECT_EQ(f.projections.get("random")(in).rows.size(), 64u);
+  EXPECT_THROW((void)f.projections.get("learned")(in), InputError);
+  in.dim = 17;
+  EXPECT_THROW((void)f.projections.get("pca")(in), InputError);
+}
+
+}  // namespace
+}  // namespace lightsim::kv
