@@ -1,4 +1,5 @@
 // Everything this build of lightsim offers, registered explicitly in one place.
+#include "lightsim/model/register.h"
 #include "cli.h"
 #include "reproduce.h"
 
@@ -6,6 +7,7 @@ namespace lightsim::cli {
 
 void register_all(Registry& registry) {
   registry.add_spec<ReproduceSpec>();
+  model::register_all(registry);
   // Modules add themselves here as they land, e.g. photonics::register_all(registry).
 }
 
