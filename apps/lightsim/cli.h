@@ -37,6 +37,7 @@ void add_list_command(CLI::App& app, const GlobalOptions& options, const Registr
 void add_config_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 void add_reproduce_command(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 void add_model_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
+void add_fabric_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 
 // Registers every module's spec kinds and implementation families.
 void register_all(Registry& registry);

@@ -44,6 +44,7 @@ int run(int argc, char** argv) {
   add_config_commands(app, options, registry);
   add_reproduce_command(app, options, registry);
   add_model_commands(app, options, registry);
+  add_fabric_commands(app, options, registry);
 
   try {
     app.parse(argc, argv);

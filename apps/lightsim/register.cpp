@@ -1,6 +1,7 @@
 // Everything this build of lightsim offers, registered explicitly in one place.
-#include "lightsim/model/register.h"
+#include "lightsim/fabric/register.h"
 #include "cli.h"
+#include "lightsim/model/register.h"
 #include "reproduce.h"
 
 namespace lightsim::cli {
@@ -8,6 +9,7 @@ namespace lightsim::cli {
 void register_all(Registry& registry) {
   registry.add_spec<ReproduceSpec>();
   model::register_all(registry);
+  fabric::register_all(registry);
   // Modules add themselves here as they land, e.g. photonics::register_all(registry).
 }
 
