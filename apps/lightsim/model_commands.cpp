@@ -13,7 +13,8 @@ namespace {
 struct ShowOptions {
   std::filesystem::path file;
   std::int64_t tokens = 4096, sequences = 1, prior = 0, decode_context = -1;
-  std::string weights = "bf16", activations = "bf16", kv = "bf16", mla_form = "auto";
+  std::string dtypes;  // preset name in configs/dtypes/ or a file; flags below override it
+  std::string weights, activations, kv, mla_form = "auto";
   bool ops = false;
 };
 
@@ -155,14 +156,13 @@ void add_model_commands(CLI::App& app, const GlobalOptions& options, const Regis
                    "Analyse one decode step at this context length instead of a prefill")
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
   const std::vector<std::string> dtypes = {"bf16", "fp8", "fp4"};
-  show->add_option("--weights", o->weights, "Weight format")
-      ->capture_default_str()
+  show->add_option("--dtypes", o->dtypes,
+                   "dtype_policy preset (configs/dtypes/: bf16, fp8, fp4) or file; default bf16");
+  show->add_option("--weights", o->weights, "Weight format (overrides --dtypes)")
       ->check(CLI::IsMember(dtypes));
-  show->add_option("--activations", o->activations, "Activation format")
-      ->capture_default_str()
+  show->add_option("--activations", o->activations, "Activation format (overrides --dtypes)")
       ->check(CLI::IsMember(dtypes));
-  show->add_option("--kv", o->kv, "KV-cache format")
-      ->capture_default_str()
+  show->add_option("--kv", o->kv, "KV-cache format (overrides --dtypes)")
       ->check(CLI::IsMember(dtypes));
   show->add_option("--mla-form", o->mla_form, "MLA form: auto, absorbed, unabsorbed")
       ->capture_default_str()
@@ -171,9 +171,16 @@ void add_model_commands(CLI::App& app, const GlobalOptions& options, const Regis
   show->callback([o, &options] {
     const model::Transformer m = model::load_hf_config(o->file);
     model::DTypePolicy dt;
-    dt.weights = parse_dtype(o->weights);
-    dt.activations = parse_dtype(o->activations);
-    dt.kv_cache = parse_dtype(o->kv);
+    if (!o->dtypes.empty()) {
+      std::filesystem::path file = o->dtypes;
+      if (!file.has_extension())
+        file =
+            std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs/dtypes" / (o->dtypes + ".yaml");
+      dt = config::load_spec<model::DTypePolicy>(file, options.load_options());
+    }
+    if (!o->weights.empty()) dt.weights = parse_dtype(o->weights);
+    if (!o->activations.empty()) dt.activations = parse_dtype(o->activations);
+    if (!o->kv.empty()) dt.kv_cache = parse_dtype(o->kv);
     model::Workload w = o->decode_context >= 0
                             ? model::Workload::decode(o->decode_context, o->sequences)
                             : model::Workload::prefill(o->tokens, o->sequences, o->prior);

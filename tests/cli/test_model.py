@@ -36,6 +36,18 @@ class ModelShow(CliTest):
         self.assertIn("q_absorb", r.out)
         self.assertIn("   60  moe layer, MLA", r.out)
 
+    def test_dtype_preset_and_override(self):
+        seed = MODELS / "seed_r1_840b_a42b.json"
+        r = run("model", "show", seed, "--dtypes", "fp4", "--json")
+        self.assertExit(r, 0)
+        doc = r.json()
+        self.assertEqual(doc["dtypes"], {"weights": "fp4", "activations": "fp4", "kv_cache": "fp8"})
+        self.assertEqual(doc["kv_bytes_per_token"], 576 * 60)
+        self.assertAlmostEqual(doc["parameters"]["total"] / 840e9, 1.0, delta=0.01)
+        r = run("model", "show", seed, "--dtypes", "fp4", "--kv", "bf16", "--json")
+        self.assertEqual(r.json()["dtypes"]["kv_cache"], "bf16")
+        self.assertInputError(run("model", "show", seed, "--dtypes", "fp5"), "fp5")
+
     def test_bad_config_names_field(self):
         path = self.write("config.json", '{"model_type": "llama", "hidden_size": 64}\n')
         self.assertInputError(run("model", "show", path), str(path), "missing required field")
