@@ -38,6 +38,8 @@ void add_config_commands(CLI::App& app, const GlobalOptions& options, const Regi
 void add_reproduce_command(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 void add_photonics_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 void add_kv_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
+void add_model_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
+void add_fabric_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 
 // Registers every module's spec kinds and implementation families.
 void register_all(Registry& registry);

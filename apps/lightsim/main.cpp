@@ -45,6 +45,8 @@ int run(int argc, char** argv) {
   add_reproduce_command(app, options, registry);
   add_photonics_commands(app, options, registry);
   add_kv_commands(app, options, registry);
+  add_model_commands(app, options, registry);
+  add_fabric_commands(app, options, registry);
 
   try {
     app.parse(argc, argv);

@@ -1,7 +1,9 @@
 // Everything this build of lightsim offers, registered explicitly in one place.
 #include "lightsim/photonics/register.h"
 #include "lightsim/kv/register.h"
+#include "lightsim/fabric/register.h"
 #include "cli.h"
+#include "lightsim/model/register.h"
 #include "reproduce.h"
 
 namespace lightsim::cli {
@@ -9,8 +11,9 @@ namespace lightsim::cli {
 void register_all(Registry& registry) {
   registry.add_spec<ReproduceSpec>();
   photonics::register_all(registry);
-  // Modules add themselves here as they land.
   kv::register_all(registry);
+  model::register_all(registry);
+  fabric::register_all(registry);
   // Modules add themselves here as they land, e.g. photonics::register_all(registry).
 }
 

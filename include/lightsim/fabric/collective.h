@@ -1,0 +1,45 @@
+// Collective communication cost: alpha-beta models per tier over a group of GPUs packed
+// contiguously on a Topology (docs/fabric.md, "Collectives").
+//
+// `bytes` follows nccl-tests: the per-GPU buffer for all-reduce, the total (input of
+// reduce-scatter, output of all-gather) for reduce-scatter and all-gather, the per-GPU send
+// buffer for all-to-all, the message for send/recv. algbw = bytes / time; busbw = algbw x
+// 2(n-1)/n (all-reduce), x (n-1)/n (reduce-scatter, all-gather, all-to-all), x 1 (send/recv).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "lightsim/fabric/topology.h"
+
+namespace lightsim::fabric {
+
+enum class CollectiveOp { all_reduce, reduce_scatter, all_gather, all_to_all, send_recv };
+enum class Algorithm { automatic, ring, tree, in_switch, hierarchical, direct };
+
+std::string_view op_name(CollectiveOp op);
+std::string_view algorithm_name(Algorithm a);
+// Parse "all-reduce" / "all_reduce" ... and "ring", "nvls" (= in_switch) ...; UsageError else.
+CollectiveOp parse_op(std::string_view word);
+Algorithm parse_algorithm(std::string_view word);
+double bus_factor(CollectiveOp op, std::int64_t gpus);
+
+struct CollectiveResult {
+  bool feasible = false;
+  std::string reason;  // why not, when infeasible
+  Algorithm algorithm = Algorithm::automatic;
+  double time = 0;         // s
+  double algbw = 0;        // B/s
+  double busbw = 0;        // B/s
+  int bounding_tier = -1;  // index into Topology::tiers of the tier that limits bandwidth
+  int outer_tier = -1;     // the outermost tier the group spans
+};
+
+// Best available algorithm (or the forced one) for `op` on `gpus` GPUs. Infeasible results
+// (group larger than the machine, algorithm not available) carry the reason; no allocation
+// on the feasible path.
+CollectiveResult collective(const Topology& topology, CollectiveOp op, std::int64_t gpus,
+                            double bytes, Algorithm algorithm = Algorithm::automatic);
+
+}  // namespace lightsim::fabric

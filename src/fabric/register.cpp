@@ -1,0 +1,14 @@
+// Spec kinds of the fabric module.
+#include "lightsim/fabric/register.h"
+
+#include "lightsim/fabric/topology.h"
+
+namespace lightsim::fabric {
+
+void register_all(Registry& registry) {
+  registry.add_spec<GpuSpec>();
+  registry.add_spec<FabricSpec>();
+  registry.add_spec<SeedPrefillReference>();
+}
+
+}  // namespace lightsim::fabric

@@ -1,0 +1,164 @@
+// Fabric specs, the CPO derivation and topology building (topology.h).
+#include "lightsim/fabric/topology.h"
+
+#include <cmath>
+
+namespace lightsim::fabric {
+
+void CpoSpec::describe(config::Schema<CpoSpec>& s) {
+  s.help(
+      "Co-packaged optics link: per-GPU bandwidth = symbol rate x bits/symbol x coding "
+      "efficiency x wavelengths/fiber x fibers/tile x tiles/GPU x direction share.");
+  s.field("symbol_rate", &CpoSpec::symbol_rate, "SerDes lane symbol rate (baud)")
+      .range("1 GHz", "500 GHz");
+  s.field("modulation", &CpoSpec::modulation, "lane modulation").one_of({"nrz", "pam4", "pam8"});
+  s.field("coding_efficiency", &CpoSpec::coding_efficiency,
+          "payload / line rate after FEC and line coding")
+      .range(0.1, 1.0);
+  s.field("wavelengths_per_fiber", &CpoSpec::wavelengths_per_fiber, "WDM lanes per fiber")
+      .range(1, 256);
+  s.field("fibers_per_tile", &CpoSpec::fibers_per_tile, "fibers per CPO tile used by this tier")
+      .range(1, 4096);
+  s.field("tiles_per_gpu", &CpoSpec::tiles_per_gpu, "CPO tiles per GPU").range(1, 64);
+  s.field("direction_share", &CpoSpec::direction_share,
+          "share of a fiber's lanes carrying each direction (0.5: a bidirectional fiber)")
+      .range(0.01, 1.0);
+  s.field("reach", &CpoSpec::reach, "optical reach").positive();
+  s.field("energy", &CpoSpec::energy, "link energy per bit, end to end").positive();
+}
+
+void TierSpec::describe(config::Schema<TierSpec>& s) {
+  s.help("One network tier: GPUs packed into domains of domain_size joined at this tier.");
+  s.field("name", &TierSpec::name, "tier name (e.g. nvlink, scale_out)").required();
+  s.field("domain_size", &TierSpec::domain_size, "GPUs per domain of this tier").range(1, 1 << 24);
+  s.field("bandwidth", &TierSpec::bandwidth, "per-GPU bandwidth per direction (or give cpo)")
+      .positive();
+  s.field("cpo", &TierSpec::cpo, "co-packaged optics the bandwidth is derived from");
+  s.field("latency", &TierSpec::latency, "per-step latency: software, endpoints, links")
+      .range("0 s", "1 ms");
+  s.field("hop_latency", &TierSpec::hop_latency, "latency per switch traversal")
+      .range("0 s", "100 us");
+  s.field("switch_radix", &TierSpec::switch_radix, "ports per switch").range(2, 100000);
+  s.field("oversubscription", &TierSpec::oversubscription,
+          "downlink / uplink ratio; per-GPU bandwidth is divided by it")
+      .range(1.0, 64.0);
+  s.field("efficiency", &TierSpec::efficiency,
+          "achieved fraction of line rate for ring and direct transfers")
+      .range(0.01, 1.0);
+  s.field("in_switch_reduction", &TierSpec::in_switch_reduction,
+          "switches reduce and multicast (NVLS / SHARP)");
+  s.field("in_switch_efficiency", &TierSpec::in_switch_efficiency,
+          "achieved fraction of line rate for in-switch collectives")
+      .range(0.01, 1.0);
+  s.rule([](const TierSpec& t) -> std::optional<std::string> {
+    if (t.bandwidth.has_value() == t.cpo.has_value())
+      return "give exactly one of 'bandwidth' and 'cpo' for tier '" + t.name + "'";
+    return std::nullopt;
+  });
+}
+
+void FabricSpec::describe(config::Schema<FabricSpec>& s) {
+  s.help("A machine: one GPU type and network tiers, innermost first (docs/fabric.md).");
+  s.field("name", &FabricSpec::name, "display name");
+  s.field("description", &FabricSpec::description, "what this fabric models and its sources");
+  s.field("gpu", &FabricSpec::gpu, "the accelerator (preset: NAME from configs/gpus/)");
+  s.field("tiers", &FabricSpec::tiers, "network tiers, innermost first").min_items(1);
+  s.rule([](const FabricSpec& f) -> std::optional<std::string> {
+    for (std::size_t i = 1; i < f.tiers.size(); ++i) {
+      const auto inner = f.tiers[i - 1].domain_size, outer = f.tiers[i].domain_size;
+      if (outer <= inner || outer % inner != 0)
+        return fmt::format(
+            "tier '{}' domain_size {} must be a larger multiple of tier '{}' "
+            "domain_size {}",
+            f.tiers[i].name, outer, f.tiers[i - 1].name, inner);
+    }
+    return std::nullopt;
+  });
+}
+
+void SeedPrefillReference::describe(config::Schema<SeedPrefillReference>& s) {
+  s.help(
+      "The seed's published prefill-study hardware figures, shown beside computed values "
+      "and never used as inputs.");
+  s.field("source", &SeedPrefillReference::source, "where the figures come from");
+  s.field("electrical_peak_fp4", &SeedPrefillReference::electrical_peak_fp4, "per GPU").positive();
+  s.field("electrical_hbm", &SeedPrefillReference::electrical_hbm, "per GPU").positive();
+  s.field("electrical_scale_up", &SeedPrefillReference::electrical_scale_up,
+          "per GPU per direction")
+      .positive();
+  s.field("electrical_domain", &SeedPrefillReference::electrical_domain, "GPUs").min(1);
+  s.field("cpo_per_fiber", &SeedPrefillReference::cpo_per_fiber, "bidirectional").positive();
+  s.field("cpo_per_tile", &SeedPrefillReference::cpo_per_tile, "").positive();
+  s.field("cpo_per_xpu", &SeedPrefillReference::cpo_per_xpu, "bidirectional I/O").positive();
+  s.field("photonic_scale_up_ratio", &SeedPrefillReference::photonic_scale_up_ratio,
+          "photonic / copper scale-up bandwidth")
+      .positive();
+  s.field("photonic_domain", &SeedPrefillReference::photonic_domain, "GPUs").min(1);
+}
+
+CpoLink derive(const CpoSpec& c) {
+  CpoLink l;
+  l.bits_per_symbol = c.modulation == "nrz" ? 1 : c.modulation == "pam4" ? 2 : 3;
+  // Bandwidth is stored in bytes per second: baud x bits / 8.
+  l.lane_payload = c.symbol_rate.si() * l.bits_per_symbol * c.coding_efficiency / 8.0;
+  l.per_fiber = l.lane_payload * static_cast<double>(c.wavelengths_per_fiber);
+  l.per_tile = l.per_fiber * static_cast<double>(c.fibers_per_tile);
+  l.per_gpu = l.per_tile * static_cast<double>(c.tiles_per_gpu);
+  l.per_gpu_per_direction = l.per_gpu * c.direction_share;
+  l.io_power = l.per_gpu * c.energy.si();
+  return l;
+}
+
+namespace {
+
+// Fat-tree levels of radix-r switches that connect n endpoints without blocking:
+// 1 level: r, 2 levels: r^2/2, 3 levels: r^3/4 (Al-Fares et al., SIGCOMM 2008).
+int switch_levels(std::int64_t n, std::int64_t radix) {
+  const double r = static_cast<double>(radix), gpus = static_cast<double>(n);
+  if (gpus <= r) return 1;
+  if (gpus <= r * r / 2) return 2;
+  if (gpus <= r * r * r / 4) return 3;
+  return 0;
+}
+
+}  // namespace
+
+Topology build_topology(const FabricSpec& spec) {
+  Topology t;
+  t.name = spec.name;
+  t.gpu = spec.gpu;
+  for (const TierSpec& s : spec.tiers) {
+    Tier tier;
+    tier.name = s.name;
+    tier.domain_size = s.domain_size;
+    tier.line_bandwidth = s.cpo ? derive(*s.cpo).per_gpu_per_direction : s.bandwidth->si();
+    tier.bandwidth = tier.line_bandwidth / s.oversubscription;
+    tier.switch_levels = switch_levels(s.domain_size, s.switch_radix);
+    LIGHTSIM_CHECK_AS(ConfigError, tier.switch_levels > 0,
+                      "fabric '{}': tier '{}' cannot join {} GPUs with radix-{} switches in 3 "
+                      "fat-tree levels (at most {})",
+                      spec.name, s.name, s.domain_size, s.switch_radix,
+                      std::pow(static_cast<double>(s.switch_radix), 3) / 4);
+    tier.alpha = s.latency.si() + (2.0 * tier.switch_levels - 1.0) * s.hop_latency.si();
+    tier.efficiency = s.efficiency;
+    tier.in_switch = s.in_switch_reduction;
+    tier.in_switch_efficiency = s.in_switch_efficiency;
+    t.tiers.push_back(std::move(tier));
+  }
+  return t;
+}
+
+FabricSpec load_fabric(const std::string& name_or_file, const config::LoadOptions& options) {
+  std::filesystem::path file = name_or_file;
+  if (!file.has_extension())
+    for (const auto& root : options.config_roots)
+      if (std::filesystem::exists(root / "fabrics" / (name_or_file + ".yaml"))) {
+        file = root / "fabrics" / (name_or_file + ".yaml");
+        break;
+      }
+  LIGHTSIM_CHECK_AS(InputError, std::filesystem::exists(file),
+                    "no fabric '{}' (give a file or a name from configs/fabrics/)", name_or_file);
+  return config::load_spec<FabricSpec>(file, options);
+}
+
+}  // namespace lightsim::fabric

@@ -1,0 +1,182 @@
+// analyze(): the operator list of a whole forward pass, grouped by layer shape (cost.h).
+#include "lightsim/model/cost.h"
+
+#include <cmath>
+
+#include "layer_ops.h"
+#include "lightsim/core/error.h"
+#include "lightsim/model/params.h"
+
+namespace lightsim::model {
+namespace {
+
+double d(std::int64_t v) {
+  return static_cast<double>(v);
+}
+
+std::string layer_label(const Transformer& m, const LayerShape& shape) {
+  std::string label = shape.moe ? "moe layer" : "dense layer";
+  if (m.attention.kind == AttentionKind::mla) label += ", MLA";
+  if (shape.attention_window > 0)
+    label += fmt::format(", local attention {}", shape.attention_window);
+  return label;
+}
+
+}  // namespace
+
+std::string_view op_class_name(OpClass c) {
+  switch (c) {
+    case OpClass::matmul:
+      return "matmul";
+    case OpClass::attention:
+      return "attention";
+    case OpClass::elementwise:
+      return "elementwise";
+    case OpClass::data_movement:
+      return "data_movement";
+  }
+  return "?";
+}
+
+Workload Workload::prefill(std::int64_t tokens, std::int64_t sequences, std::int64_t prior) {
+  Workload w;
+  w.phase = Phase::prefill;
+  w.new_tokens = tokens;
+  w.sequences = sequences;
+  w.prior_context = prior;
+  return w;
+}
+
+Workload Workload::decode(std::int64_t context, std::int64_t sequences) {
+  Workload w;
+  w.phase = Phase::decode;
+  w.new_tokens = 1;
+  w.sequences = sequences;
+  w.prior_context = context;
+  return w;
+}
+
+double OpGroup::flops() const {
+  double s = 0;
+  for (const auto& op : ops) s += op.flops;
+  return s;
+}
+double OpGroup::bytes_read() const {
+  double s = 0;
+  for (const auto& op : ops) s += op.bytes_read;
+  return s;
+}
+double OpGroup::bytes_written() const {
+  double s = 0;
+  for (const auto& op : ops) s += op.bytes_written;
+  return s;
+}
+double OpGroup::flops_of(OpClass c) const {
+  double s = 0;
+  for (const auto& op : ops)
+    if (op.op_class == c) s += op.flops;
+  return s;
+}
+
+double causal_pairs(std::int64_t prior, std::int64_t new_tokens, std::int64_t window) {
+  const double P = d(prior), T = d(new_tokens);
+  if (window <= 0) return T * P + T * (T + 1) / 2;
+  // Position p sees (p mod W) + 1 keys; sum chunk by chunk (arithmetic series).
+  double sum = 0;
+  const std::int64_t end = prior + new_tokens;
+  for (std::int64_t p = prior; p < end;) {
+    const std::int64_t chunk_start = p / window * window;
+    const std::int64_t seg_end = std::min(end, chunk_start + window);
+    const double first = d(p - chunk_start + 1), last = d(seg_end - chunk_start);
+    sum += d(seg_end - p) * (first + last) / 2;
+    p = seg_end;
+  }
+  return sum;
+}
+
+double keys_read(std::int64_t prior, std::int64_t new_tokens, std::int64_t window) {
+  if (window <= 0) return d(prior + new_tokens);
+  return d(prior + new_tokens - prior / window * window);
+}
+
+CostReport analyze(const Transformer& m, const DTypePolicy& dtypes, const Workload& w) {
+  LIGHTSIM_CHECK_AS(InputError, w.new_tokens >= 1 && w.sequences >= 1 && w.prior_context >= 0,
+                    "workload needs tokens >= 1, sequences >= 1, prior context >= 0 (got {}, "
+                    "{}, {})",
+                    w.new_tokens, w.sequences, w.prior_context);
+  LIGHTSIM_CHECK_AS(InputError, w.phase == Phase::prefill || w.new_tokens == 1,
+                    "a decode step has one new token per sequence (got {})", w.new_tokens);
+  CostReport r;
+  r.workload = w;
+  r.dtypes = dtypes;
+  const double a = bytes_per_value(dtypes.activations), wb = bytes_per_value(dtypes.weights);
+  const double N = d(w.tokens()), h = d(m.hidden);
+  const Moe& e = m.moe;
+  if (e.routed_experts > 0) {
+    const double E = d(e.routed_experts), k = d(e.experts_per_token);
+    r.expected_experts_touched = E * (1.0 - std::pow(1.0 - k / E, N));
+  }
+  auto shape_of = [&](std::int64_t window) {
+    detail::Shape s;
+    s.tokens = N;
+    s.sequences = d(w.sequences);
+    s.pairs = s.sequences * causal_pairs(w.prior_context, w.new_tokens, window);
+    s.keys = s.sequences * keys_read(w.prior_context, w.new_tokens, window);
+    s.kv_bytes = bytes_per_value(dtypes.kv_cache);
+    return s;
+  };
+  bool absorbed = w.mla_form == MlaForm::absorbed;
+  if (m.attention.kind == AttentionKind::mla) {
+    if (w.mla_form == MlaForm::automatic) {
+      const detail::Shape s = shape_of(0);
+      absorbed = detail::mla_flops(m, s, true) < detail::mla_flops(m, s, false);
+    }
+    r.mla_form = absorbed ? "absorbed" : "unabsorbed";
+  }
+
+  OpGroup embed{"embedding", {}, {}, d(m.vocab) * h};
+  detail::OpBuilder(embed.ops, a, wb)
+      .data_movement("embed_lookup", fmt::format("x [{:.0f} x {:.0f}]", N, h), N * h * wb,
+                     N * h * a);
+  r.groups.push_back(std::move(embed));
+
+  for (std::size_t i = 0; i < m.layers.size(); ++i) {
+    const LayerShape& shape = m.layers[i];
+    OpGroup* group = nullptr;
+    const std::string label = layer_label(m, shape);
+    for (auto& g : r.groups)
+      if (g.label == label) group = &g;
+    if (group == nullptr) {
+      OpGroup g{label, {}, {}, layer_parameters(m, shape).total()};
+      detail::OpBuilder b(g.ops, a, wb);
+      const detail::Shape s = shape_of(shape.attention_window);
+      detail::attention_ops(b, m, s, absorbed);
+      detail::ffn_ops(b, m, s, shape.moe, r.expected_experts_touched);
+      r.groups.push_back(std::move(g));
+      group = &r.groups.back();
+    }
+    group->layers.push_back(static_cast<std::int64_t>(i));
+  }
+
+  const double logit_rows =
+      (w.phase == Phase::prefill && !w.logits_for_all_tokens) ? d(w.sequences) : N;
+  OpGroup head{"output head", {}, {}, (m.tied_embeddings ? 0.0 : d(m.vocab) * h) + h};
+  detail::OpBuilder hb(head.ops, a, wb);
+  hb.rms_norm("final_norm", fmt::format("x_norm [{:.0f} x {:.0f}]", logit_rows, h), logit_rows, h);
+  hb.matmul("lm_head", fmt::format("logits [{:.0f} x {}]", logit_rows, m.vocab), logit_rows, h,
+            d(m.vocab));
+  r.groups.push_back(std::move(head));
+
+  for (const OpGroup& g : r.groups) {
+    const double c = d(g.count());
+    r.flops += c * g.flops();
+    r.bytes_read += c * g.bytes_read();
+    r.bytes_written += c * g.bytes_written();
+    r.attention_flops += c * g.flops_of(OpClass::attention);
+    r.matmul_flops += c * g.flops_of(OpClass::matmul);
+    for (const auto& op : g.ops) r.weight_bytes += c * op.weight_bytes;
+  }
+  return r;
+}
+
+}  // namespace lightsim::model

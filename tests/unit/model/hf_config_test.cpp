@@ -1,0 +1,113 @@
+// Reading config.json: supported families, layer patterns, and errors that name the field.
+#include <gtest/gtest.h>
+
+#include "lightsim/model/transformer.h"
+
+namespace lightsim::model {
+namespace {
+
+Transformer parse(const std::string& json) {
+  return read_hf_config(config::parse_document(json, "config.json"), "test");
+}
+
+std::string error_of(const std::string& json) {
+  try {
+    (void)parse(json);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+const char* kLlama = R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
+  "num_attention_heads": 4, "num_key_value_heads": 2, "num_hidden_layers": 3,
+  "vocab_size": 100, "hidden_act": "silu", "rope_theta": 10000.0})";
+
+TEST(HfConfig, ReadsADenseGqaModelAndListsMetadata) {
+  const Transformer m = parse(kLlama);
+  EXPECT_EQ(m.hidden, 64);
+  EXPECT_EQ(m.attention.head_dim, 16);
+  EXPECT_EQ(m.attention.kv_heads, 2);
+  EXPECT_EQ(m.layers.size(), 3u);
+  EXPECT_EQ(m.moe_layer_count(), 0);
+  ASSERT_EQ(m.ignored_fields.size(), 1u);
+  EXPECT_NE(m.ignored_fields[0].find("config.json:3: rope_theta"), std::string::npos)
+      << m.ignored_fields[0];
+}
+
+TEST(HfConfig, UnknownArchitectureNamesModelTypeAndLine) {
+  const std::string e = error_of(R"({"hidden_size": 8,
+  "model_type": "mamba2"})");
+  EXPECT_NE(e.find("config.json:2:17: model_type: unknown architecture 'mamba2'"),
+            std::string::npos)
+      << e;
+}
+
+TEST(HfConfig, MissingFieldIsNamed) {
+  const std::string e = error_of(R"({"model_type": "llama", "hidden_size": 64,
+  "num_attention_heads": 4, "num_hidden_layers": 3, "vocab_size": 100})");
+  EXPECT_NE(e.find("intermediate_size: missing required field"), std::string::npos) << e;
+}
+
+TEST(HfConfig, UnknownFieldIsAnErrorNotIgnored) {
+  std::string json = kLlama;
+  json.insert(json.size() - 1, R"(, "num_memory_tokens": 16)");
+  const std::string e = error_of(json);
+  EXPECT_NE(e.find("num_memory_tokens: unknown field"), std::string::npos) << e;
+}
+
+TEST(HfConfig, UnsupportedVariantValuesAreErrors) {
+  std::string json = kLlama;
+  json.replace(json.find("\"silu\""), 6, "\"gelu\"");
+  EXPECT_NE(error_of(json).find("hidden_act: unsupported value"), std::string::npos);
+  const std::string qwen = R"({"model_type": "qwen2", "hidden_size": 64, "intermediate_size": 128,
+    "num_attention_heads": 4, "num_hidden_layers": 2, "vocab_size": 10, "use_sliding_window": true})";
+  EXPECT_NE(error_of(qwen).find("use_sliding_window"), std::string::npos);
+}
+
+TEST(HfConfig, MalformedValuesNameTheField) {
+  std::string json = kLlama;
+  json.replace(json.find("\"vocab_size\": 100"), 17, "\"vocab_size\": \"lots\"");
+  EXPECT_NE(error_of(json).find("vocab_size: expected an integer, got 'lots'"), std::string::npos);
+  json = kLlama;
+  json.replace(json.find("\"num_key_value_heads\": 2"), 24, "\"num_key_value_heads\": 3");
+  EXPECT_NE(error_of(json).find("not a multiple of num_key_value_heads 3"), std::string::npos);
+}
+
+TEST(HfConfig, DeepSeekDenseThenMoePatternAndMla) {
+  const Transformer m =
+      load_hf_config(std::string(LIGHTSIM_SOURCE_DIR) + "/configs/models/deepseek_v3.json");
+  EXPECT_EQ(m.attention.kind, AttentionKind::mla);
+  EXPECT_EQ(m.layers.size(), 61u);
+  EXPECT_FALSE(m.layers[2].moe);
+  EXPECT_TRUE(m.layers[3].moe);
+  EXPECT_EQ(m.moe_layer_count(), 58);
+  EXPECT_EQ(m.moe.groups, 8);
+  EXPECT_EQ(m.moe.groups_per_token, 4);
+  EXPECT_TRUE(m.moe.router_bias);
+  EXPECT_EQ(m.mtp_layers, 1);
+}
+
+TEST(HfConfig, Llama4InterleavesMoeAndLocalGlobalAttention) {
+  const Transformer m =
+      load_hf_config(std::string(LIGHTSIM_SOURCE_DIR) + "/configs/models/llama4_maverick.json");
+  EXPECT_FALSE(m.layers[0].moe);
+  EXPECT_TRUE(m.layers[1].moe);
+  EXPECT_EQ(m.layers[0].attention_window, 8192);
+  EXPECT_EQ(m.layers[3].attention_window, 0);  // every 4th layer: global NoPE attention
+  EXPECT_EQ(m.moe.shared_experts, 1);
+  bool vision_listed = false;
+  for (const auto& f : m.ignored_fields)
+    vision_listed |= f.find("vision_config") != std::string::npos;
+  EXPECT_TRUE(vision_listed);
+}
+
+TEST(HfConfig, TooManyExpertsPerTokenIsRejected) {
+  const std::string e = error_of(R"({"model_type": "qwen3_moe", "hidden_size": 64,
+    "intermediate_size": 128, "num_attention_heads": 4, "num_hidden_layers": 2, "vocab_size": 10,
+    "num_experts": 4, "num_experts_per_tok": 8, "moe_intermediate_size": 32})");
+  EXPECT_NE(e.find("num_experts_per_tok 8 exceeds the 4 routed experts"), std::string::npos) << e;
+}
+
+}  // namespace
+}  // namespace lightsim::model
