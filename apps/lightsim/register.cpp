@@ -1,9 +1,9 @@
 // Everything this build of lightsim offers, registered explicitly in one place.
-#include "lightsim/photonics/register.h"
-#include "lightsim/kv/register.h"
 #include "lightsim/fabric/register.h"
 #include "cli.h"
+#include "lightsim/kv/register.h"
 #include "lightsim/model/register.h"
+#include "lightsim/photonics/register.h"
 #include "reproduce.h"
 
 namespace lightsim::cli {
@@ -14,7 +14,6 @@ void register_all(Registry& registry) {
   kv::register_all(registry);
   model::register_all(registry);
   fabric::register_all(registry);
-  // Modules add themselves here as they land, e.g. photonics::register_all(registry).
 }
 
 }  // namespace lightsim::cli
