@@ -240,10 +240,14 @@ Node Reader::expand_preset(const Node& node, const SchemaInfo& schema) {
   if (base.find("preset") != nullptr) base = expand_preset(base, schema);
   preset_chain_.pop_back();
 
+  // The merged mapping is located where the user wrote it (so cross-field rule errors point
+  // there); each key keeps the location of the file that set it.
+  Node merged = Node::make_map(node.location());
+  merge_into(merged, base);
   Node overlay = node;
   overlay.erase("preset");
-  merge_into(base, overlay);
-  return base;
+  merge_into(merged, overlay);
+  return merged;
 }
 
 }  // namespace lightsim::config

@@ -267,6 +267,13 @@ TEST_F(PresetTest, PresetErrorsNameTheirFileAndSuggest) {
               HasSubstr("laser.preset: unknown key in laser spec"));
 }
 
+TEST_F(PresetTest, RuleErrorsPointAtTheUsersMapping) {
+  write("rings/soi_q.yaml", "schema_version: 1\nkind: test_ring\nmaterial: soi\n");
+  EXPECT_THAT(
+      error_of("schema_version: 1\nkind: test_ring\npreset: soi_q\nq_loaded: 1e7\n", options_),
+      HasSubstr("ring.yaml:1:1: an SOI ring cannot have q_loaded > 1e6"));
+}
+
 TEST_F(PresetTest, PresetByRelativePath) {
   write("user.yaml", "schema_version: 1\nkind: test_ring\npreset: rings/base.yaml\nrows: 5\n");
   const RingSpec r = load_spec<RingSpec>(root_ / "user.yaml");
