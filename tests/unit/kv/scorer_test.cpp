@@ -194,3 +194,31 @@ TEST(KvScorers, FaissIvfPqFindsTheBlocksOfPlantedKeys) {
 
 }  // namespace
 }  // namespace lightsim::kv
+
+namespace lightsim::kv {
+namespace {
+
+TEST(KvProjection, LearnedProjectionReadsItsHeadSlice) {
+  // A learned array [layers=1, kv_heads=2, d=2, D=4]: head 1 holds rows e2, e0.
+  NpyArray learned;
+  learned.shape = {1, 2, 2, 4};
+  learned.values.assign(16, 0.0f);
+  learned.values[8 + 2] = 1.0f;
+  learned.values[12 + 0] = 1.0f;
+  const KvCache c = testing::random_cache({1, 2, 2, 4, 8, 1}, 10);
+  const HeadView h = c.head(0, 1);
+  ProjectionFamily f("kv_projection", "");
+  register_projections(f);
+  ProjectionInput in{&h, 2, 0, 1, nullptr, &learned};
+  const ProjectionMatrix p = f.get("learned")(in);
+  const float x[4] = {1, 2, 3, 4};
+  float out[2];
+  p.apply(x, out);
+  EXPECT_EQ(out[0], 3.0f);
+  EXPECT_EQ(out[1], 1.0f);
+  in.dim = 3;  // shape disagrees with d
+  EXPECT_THROW((void)f.get("learned")(in), DataFormatError);
+}
+
+}  // namespace
+}  // namespace lightsim::kv
