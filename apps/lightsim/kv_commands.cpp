@@ -23,6 +23,7 @@ struct SelectOptions {
   std::size_t block = 128, sink = 4, recent = 512;
   double kv_bytes = 2;
   std::filesystem::path projection_file;
+  std::size_t nlist = 0, pq_m = 16, pq_nbits = 8, nprobe = 16, retrieve = 256;
 };
 
 // "all" or NAME or signature:PROJECTION; returns (label, scorer, projection).
@@ -30,7 +31,8 @@ std::vector<std::array<std::string, 3>> expand_scorers(const SelectOptions& o) {
   std::vector<std::array<std::string, 3>> out;
   for (const std::string& s : o.scorers) {
     if (s == "all") {
-      for (const char* n : {"exact", "mean_key", "quest", "rep_keys"}) out.push_back({n, n, ""});
+      for (const char* n : {"exact", "mean_key", "quest", "rep_keys", "faiss_ivfpq"})
+        out.push_back({n, n, ""});
       for (const char* p : {"pca", "pca_qk", "random", "first"})
         out.push_back({fmt::format("signature:{}:d{}", p, o.dim), "signature", p});
       continue;
@@ -59,6 +61,11 @@ void run_select(const SelectOptions& so, const GlobalOptions& options) {
     o.reps = so.reps;
     o.projections = &projections;
     o.learned = learned ? &*learned : nullptr;
+    o.nlist = so.nlist;
+    o.pq_m = so.pq_m;
+    o.pq_nbits = so.pq_nbits;
+    o.nprobe = so.nprobe;
+    o.retrieve = so.retrieve;
     if (name == "signature") (void)projections.get(o.projection);  // unknown name -> error now
     setups.push_back({label, scorers.get(name), o});
   }
@@ -162,8 +169,9 @@ void add_kv_commands(CLI::App& app, const GlobalOptions& options, const Registry
   auto* sel = kv->add_subcommand("select", "Score and select blocks; print retrieval metrics");
   auto so = std::make_shared<SelectOptions>();
   sel->add_option("--cache", so->cache, "KV cache folder")->required();
-  sel->add_option("--scorer", so->scorers,
-                  "Scorers: all, exact, mean_key, quest, rep_keys, signature[:PROJECTION]")
+  sel->add_option(
+         "--scorer", so->scorers,
+         "Scorers: all, exact, mean_key, quest, rep_keys, faiss_ivfpq, signature[:PROJECTION]")
       ->delimiter(',')
       ->capture_default_str();
   sel->add_option("--k", so->ks, "Blocks selected per KV head and step")
@@ -183,6 +191,15 @@ void add_kv_commands(CLI::App& app, const GlobalOptions& options, const Registry
   sel->add_option("--kv-bytes", so->kv_bytes, "Bytes per stored K/V element (traffic ledger)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  sel->add_option("--nlist", so->nlist, "faiss_ivfpq: inverted lists (0 = about 4 sqrt(T))")
+      ->capture_default_str();
+  sel->add_option("--pq-m", so->pq_m, "faiss_ivfpq: PQ sub-quantizers")->capture_default_str();
+  sel->add_option("--pq-nbits", so->pq_nbits, "faiss_ivfpq: bits per PQ code")
+      ->capture_default_str();
+  sel->add_option("--nprobe", so->nprobe, "faiss_ivfpq: lists scanned per query")
+      ->capture_default_str();
+  sel->add_option("--retrieve", so->retrieve, "faiss_ivfpq: tokens retrieved per query head")
+      ->capture_default_str();
   sel->add_option("--projection-file", so->projection_file,
                   "Learned projections .npy [layers, kv_heads, d, head_dim]");
   sel->callback([so, &options] { run_select(*so, options); });

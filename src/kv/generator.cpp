@@ -56,7 +56,7 @@ Eigen::MatrixXd orthonormal_basis(RandomStream& rng, const KvGeneratorSpec& sp, 
       const double i = static_cast<double>(c % (dim / 2));
       const double wavelength =
           2 * std::numbers::pi * std::pow(sp.rope_base, 2.0 * i / static_cast<double>(dim));
-      g.row(c) *= std::min(1.0, wavelength / sp.semantic_wavelength);
+      g.row(c) *= std::pow(std::min(1.0, wavelength / sp.semantic_wavelength), 2.0);
     }
   }
   Eigen::HouseholderQR<Eigen::MatrixXd> qr(g);
@@ -184,7 +184,9 @@ KvCache generate_kv_cache(const KvGeneratorSpec& sp, Context& ctx) {
         }
 
         // Decode queries of the head's query group.
-        const double c = m.beta * std::sqrt(static_cast<double>(dim)) / m.sigma.squaredNorm();
+        // q . k over the latent is c * w . z (queries carry w / sigma): a key whose latent
+        // equals the target (|z|^2 ~ r) scores beta nats, an unrelated one ~ N(0, beta^2 / r).
+        const double c = m.beta * std::sqrt(static_cast<double>(dim)) / static_cast<double>(r);
         auto latent = [&](std::size_t t) {
           Eigen::VectorXd z(r);
           for (Eigen::Index i = 0; i < r; ++i)
@@ -209,15 +211,14 @@ KvCache generate_kv_cache(const KvGeneratorSpec& sp, Context& ctx) {
             if (m.type == HeadType::streaming) {
               w = latent(g.tokens - 1);
             } else if (m.type == HeadType::retrieval && !m.needle_latents.empty()) {
-              w = Eigen::VectorXd::Zero(r);  // multi-needle question: every needle at once
-              for (const auto& nu : m.needle_latents) w += nu;
+              w = m.needle_latents[gq % m.needle_latents.size()];  // heads split the needles
             } else {
               if (m.type == HeadType::diffuse || qrng.uniform() < sp.target_switch)
                 target = random_token();
               w = latent(target);
             }
             w += drift;
-            const Eigen::VectorXd q = m.bias + c * (m.key_basis * m.sigma.cwiseProduct(w)) +
+            const Eigen::VectorXd q = m.bias + c * (m.key_basis * w.cwiseQuotient(m.sigma)) +
                                       sp.query_ood * sp.key_scale * normals(qrng, dim);
             float* qs = queries + s * g.head_dim;
             store(qs, q);

@@ -4,6 +4,7 @@
 
 #include "lightsim/core/error.h"
 #include "lightsim/kv/attention.h"
+#include "lightsim/kv/faiss_scorer.h"
 #include "lightsim/kv/kernels.h"
 #include "lightsim/kv/scorer.h"
 
@@ -187,6 +188,7 @@ void register_scorers(ScorerFamily& family) {
   family.add("quest", "Quest bound over the block's key bounding box", factory<QuestScorer>());
   family.add("rep_keys", "max q . k over representative keys (InfLLM)", factory<RepKeysScorer>());
   family.add("signature", "(P q) . (P mean key), d-dim projection", factory<SignatureScorer>());
+  register_faiss_scorer(family);
 }
 
 }  // namespace lightsim::kv

@@ -65,9 +65,10 @@ class Kv(CliTest):
 
     def test_select_table_lists_every_scorer(self):
         out = self.generate()
-        r = run("kv", "select", "--cache", out, "--k", "4", "--dim", "8")
+        r = run("kv", "select", "--cache", out, "--k", "4", "--dim", "8", "--pq-nbits", "6")
         self.assertExit(r, 0)
-        for name in ["exact", "mean_key", "quest", "rep_keys", "signature:pca:d8",
+        self.assertEqual(r.err, "")
+        for name in ["exact", "mean_key", "quest", "rep_keys", "faiss_ivfpq", "signature:pca:d8",
                      "signature:random:d8", "signature:first:d8"]:
             self.assertIn(name, r.out)
 

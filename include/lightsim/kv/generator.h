@@ -3,8 +3,8 @@
 //   pre-RoPE key   k_t = m + U (sigma * z_t) + o + noise_scale * n_t
 //     U: D x r orthonormal basis drawn with rows weighted toward low-frequency RoPE pairs
 //        (pairs whose wavelength 2 pi / theta_i is below semantic_wavelength are down-weighted
-//        by the wavelength ratio), sigma_i ~ i^-spectrum_decay scaled so the low-rank part has
-//        per-channel RMS key_scale (ShadowKV: pre-RoPE keys are low rank);
+//        by the squared wavelength ratio), sigma_i ~ i^-spectrum_decay scaled so the low-rank part
+//        has per-channel RMS key_scale (ShadowKV: pre-RoPE keys are low rank);
 //     m: shared offset N(0, offset_scale^2) per channel (MagicPIG);
 //     o: fixed outliers of magnitude outlier_scale * key_scale on both channels of the
 //        outlier_pairs lowest-frequency RoPE pairs (KIVI; Jin et al. 2025);
@@ -15,13 +15,15 @@
 //   values v_t = V (sigma * z_t) + noise_scale * n'_t (no outlier channels).
 //   Keys and queries then get exact RoPE (half-split pairs (i, i + D/2), theta_i =
 //   rope_base^(-2i/D); position t for keys, tokens + s for decode step s).
-// Queries (pre-RoPE): q = b + c U (sigma * w_s) + query_ood * key_scale * n, where
-// c = beta sqrt(D) / sum(sigma^2) makes a key with latent w score about beta nats, and w_s is
-// the head's target latent plus an AR(1) drift (correlation query_drift per step). Head types:
-// retrieval (target: the sum of the needle latents, so every needle scores about beta; without
-// needles a random token that changes with probability
-// target_switch per step), streaming (target: the latest token; sink_logit_streaming), diffuse
-// (low beta, random target each step). Random draws come from ctx.stream(layer, head, ...), so
+// Queries (pre-RoPE): q = b + c U (w_s / sigma) + query_ood * key_scale * n, so the latent part
+// of q . k is c w_s . z_t; c = beta sqrt(D) / r makes a key whose latent matches w_s score about
+// beta nats above an unrelated one (which scores ~ N(0, beta^2 / r)). w_s is the head's target
+// latent plus an AR(1) drift (correlation query_drift per step, RMS query_jitter). Head types,
+// stratified within each layer by retrieval_fraction / streaming_fraction: retrieval (query head
+// g of the group targets needle g mod #needles, so the group covers every needle; without
+// needles a random token that changes with probability target_switch per step), streaming
+// (target: the latest token; sink_logit_streaming), diffuse (low beta, random target each
+// step). Random draws come from ctx.stream(layer, head, ...), so
 // the output is bit-identical for any thread count.
 #pragma once
 
@@ -59,7 +61,7 @@ struct KvGeneratorSpec {
   double offset_scale = 1.5;
   std::int64_t outlier_pairs = 4;
   double outlier_scale = 8.0;
-  double semantic_wavelength = 262144;  // tokens
+  double semantic_wavelength = 4194304;  // tokens
   // Locality
   double segment_tokens = 512;
   double topic_weight = 0.6;

@@ -10,6 +10,9 @@
 //   quest      Quest's bound sum_d max(q_d min_d, q_d max_d) over the block's bounding box
 //   rep_keys   max over the block's representative keys of q . k (InfLLM-style)
 //   signature  (P q) . (P mean key) with a d-dim projection P from the "kv_projection" family
+//   faiss_ivfpq  FAISS IVF-PQ index over token keys (inner product): each query head retrieves
+//              `retrieve` tokens; a block scores the estimated softmax mass of its retrieved
+//              tokens, sum_g sum_t exp((s_t - s_max) / sqrt(D)) (RetrievalAttention-style)
 // Sink tokens and the recent window are resident regardless of scores (blocks.h).
 #pragma once
 
@@ -33,6 +36,12 @@ struct ScorerOptions {
   double summary_bytes = 2;                       // bytes per stored summary element (bf16)
   const ProjectionFamily* projections = nullptr;  // required by "signature"
   const NpyArray* learned = nullptr;              // for projection "learned"
+  // faiss_ivfpq: IVF-PQ over the head's token keys, inner product (FAISS IndexIVFPQ).
+  std::size_t nlist = 0;       // inverted lists; 0 = about 4 sqrt(tokens), at most tokens / 39
+  std::size_t pq_m = 16;       // PQ sub-quantizers (must divide head_dim)
+  std::size_t pq_nbits = 8;    // bits per sub-quantizer code
+  std::size_t nprobe = 16;     // lists scanned per query
+  std::size_t retrieve = 256;  // tokens retrieved per query head
 };
 
 // Where a head sits, for per-head fits and streams.

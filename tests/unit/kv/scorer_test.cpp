@@ -159,3 +159,66 @@ TEST(KvProjection, FirstAndRandomShapes) {
 
 }  // namespace
 }  // namespace lightsim::kv
+
+namespace lightsim::kv {
+namespace {
+
+TEST(KvScorers, FaissIvfPqFindsTheBlocksOfPlantedKeys) {
+  // Random keys; block 5 holds 8 copies of the query direction scaled up: a real IVF-PQ index
+  // (all lists probed) must rank block 5 first, and the scorer must be deterministic.
+  KvCache c = testing::random_cache({1, 1, 1, 16, 2048, 2}, 9);
+  for (std::size_t t = 5 * 64; t < 5 * 64 + 8; ++t)
+    for (std::size_t d = 0; d < 16; ++d) c.keys(0, 0)[t * 16 + d] = 4.0f * c.queries(0, 0)[d];
+  const HeadView h = c.head(0, 0);
+  const BlockLayout l(h.tokens, {64, 0, 0});
+  ScorerFamily f("kv_scorer", "");
+  register_scorers(f);
+  ScorerOptions o;
+  o.nlist = 8;
+  o.nprobe = 8;
+  o.pq_m = 8;
+  o.pq_nbits = 6;
+  o.retrieve = 32;
+  auto a = f.get("faiss_ivfpq")(o), b = f.get("faiss_ivfpq")(o);
+  a->prepare(h, l, {0, 0, 3});
+  b->prepare(h, l, {0, 0, 3});
+  std::vector<float> sa(l.blocks()), sb(l.blocks());
+  a->score(0, sa);
+  b->score(0, sb);
+  EXPECT_EQ(sa, sb);
+  EXPECT_EQ(top_k_blocks(sa, l, 1), std::vector<std::size_t>{5});
+  EXPECT_GT(a->metadata_bytes(), 8.0 * 16 * 4);  // centroids at least
+  o.pq_m = 5;                                    // does not divide 16
+  EXPECT_THROW(f.get("faiss_ivfpq")(o)->prepare(h, l, {}), InputError);
+}
+
+}  // namespace
+}  // namespace lightsim::kv
+
+namespace lightsim::kv {
+namespace {
+
+TEST(KvProjection, LearnedProjectionReadsItsHeadSlice) {
+  // A learned array [layers=1, kv_heads=2, d=2, D=4]: head 1 holds rows e2, e0.
+  NpyArray learned;
+  learned.shape = {1, 2, 2, 4};
+  learned.values.assign(16, 0.0f);
+  learned.values[8 + 2] = 1.0f;
+  learned.values[12 + 0] = 1.0f;
+  const KvCache c = testing::random_cache({1, 2, 2, 4, 8, 1}, 10);
+  const HeadView h = c.head(0, 1);
+  ProjectionFamily f("kv_projection", "");
+  register_projections(f);
+  ProjectionInput in{&h, 2, 0, 1, nullptr, &learned};
+  const ProjectionMatrix p = f.get("learned")(in);
+  const float x[4] = {1, 2, 3, 4};
+  float out[2];
+  p.apply(x, out);
+  EXPECT_EQ(out[0], 3.0f);
+  EXPECT_EQ(out[1], 1.0f);
+  in.dim = 3;  // shape disagrees with d
+  EXPECT_THROW((void)f.get("learned")(in), DataFormatError);
+}
+
+}  // namespace
+}  // namespace lightsim::kv
