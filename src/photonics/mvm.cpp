@@ -6,6 +6,7 @@
 
 #include "lightsim/core/error.h"
 #include "lightsim/photonics/device.h"
+#include "lightsim/photonics/link_budget.h"
 
 namespace lightsim::photonics {
 namespace {
@@ -140,11 +141,7 @@ MvmKernel::MvmKernel(const DeviceSpec& device, const ImpairmentSpec& impairments
   drift_q_.assign(n, 0.0f);
 
   // Optics: channel power at a row, modulator extinction, detector constants.
-  const double loss_db = device.path.coupling_loss.si() + device.modulator.insertion_loss.si() +
-                         10.0 * std::log10(static_cast<double>(device.bank.rows)) +
-                         device.path.splitter_excess.si() *
-                             (device.bank.rows > 1 ? std::ceil(std::log2(device.bank.rows)) : 0) +
-                         device.path.waveguide_loss.si() * device.path.waveguide_length.si();
+  const double loss_db = link_budget(device, device.laser.power_per_line.si()).total_loss_db;
   const double p_ch = device.laser.power_per_line.si() * std::pow(10.0, -loss_db / 10.0);
   eps_ = std::pow(10.0, -device.modulator.extinction_ratio.si() / 10.0);
   r_pch_ = device.detector.responsivity.si() * p_ch;
