@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
+#include <cstring>
 
 #include "lightsim/core/error.h"
 #include "lightsim/photonics/device.h"
@@ -11,46 +13,94 @@
 namespace lightsim::photonics {
 namespace {
 
-// acc[r] += w[r] * a for r in [0, n): vectorizes across rows; the per-row summation order
-// (over channels) is the same on every code path, so results do not depend on the clone.
-__attribute__((target_clones("avx512f", "avx2", "default"))) void axpy(float* __restrict acc,
-                                                                       const float* __restrict w,
-                                                                       float a, int n) {
-  for (int r = 0; r < n; ++r) acc[r] += w[r] * a;
+// Layout of the per-query matrices: rows in blocks of kBlock, each block channel-major
+// (element (r, j) at ((r / kBlock) d + j) kBlock + r % kBlock), the row count padded with zero
+// rows. A block's accumulators then stay in registers over all d channels, and each block reads
+// its 2 x d x kBlock floats of W_eff and S contiguously (one pass, no per-channel load/store
+// of accumulators; the previous per-channel axpy over all rows did 3 loads + 3 stores of
+// accumulators per element, plus three memsets per query).
+constexpr int kBlock = MvmKernel::kBlockRows;
+using Vec = float __attribute__((vector_size(64)));  // 16 lanes; split into 2 ymm / 4 xmm
+
+// The helpers are always inlined into the clones, so the vector ABI of an out-of-line call
+// (which -Wpsabi warns about for the non-AVX-512 clones, at every use) never arises.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+inline __attribute__((always_inline)) Vec load(const float* p) {
+  Vec v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline __attribute__((always_inline)) void store(float* p, Vec v) {
+  std::memcpy(p, &v, sizeof v);
 }
 
-// The three per-query accumulations in one pass over channel j:
-// acc += w x_j, sum += s u_j, rin += w^2 u_j^2.
-__attribute__((target_clones("avx512f", "avx2", "default"))) void axpy3(
-    float* __restrict acc, float* __restrict sum, float* __restrict rin, const float* __restrict w,
-    const float* __restrict s, float x, float u, float u2, int n) {
-  for (int r = 0; r < n; ++r) {
-    acc[r] += w[r] * x;
-    sum[r] += s[r] * u;
-    rin[r] += w[r] * w[r] * u2;
+// One block of kBlock rows, all d channels, in one pass:
+//   acc = sum_j (W_eff + corr) x_j, sum = sum_j S u_j, rin = sum_j W_eff^2 u_j^2
+// (corr: per-query drift correction of the own-channel weight, or null). Per row, the sums run
+// over j = 0..d-1 in order with separate multiply and add (no FMA on any clone: neither
+// "avx512f" nor "avx2" enables FMA), so every code path gives the same bits, and acc equals the
+// sequential float product when nothing is impaired.
+__attribute__((target_clones("avx512f", "avx2", "default"))) void block_pass(
+    const float* __restrict w, const float* __restrict s, const float* __restrict corr,
+    const float* __restrict x, const float* __restrict u, const float* __restrict u2, int d,
+    bool shot, bool rin, float* __restrict acc, float* __restrict sum, float* __restrict rin2) {
+  Vec a0{}, a1{}, s0{}, s1{}, q0{}, q1{};
+  for (int j = 0; j < d; ++j) {
+    const float* wj = w + static_cast<std::ptrdiff_t>(j) * kBlock;
+    const Vec w0 = load(wj), w1 = load(wj + 16);
+    Vec e0 = w0, e1 = w1;
+    if (corr != nullptr) {
+      const float* cj = corr + static_cast<std::ptrdiff_t>(j) * kBlock;
+      e0 += load(cj);
+      e1 += load(cj + 16);
+    }
+    a0 += e0 * x[j];
+    a1 += e1 * x[j];
+    if (shot) {
+      const float* sj = s + static_cast<std::ptrdiff_t>(j) * kBlock;
+      s0 += load(sj) * u[j];
+      s1 += load(sj + 16) * u[j];
+    }
+    if (rin) {
+      q0 += w0 * w0 * u2[j];
+      q1 += w1 * w1 * u2[j];
+    }
   }
+  store(acc, a0);
+  store(acc + 16, a1);
+  store(sum, s0);
+  store(sum + 16, s1);
+  store(rin2, q0);
+  store(rin2 + 16, q1);
 }
 
-__attribute__((target_clones("avx512f", "avx2", "default"))) void axpy_sq(float* __restrict acc,
-                                                                          const float* __restrict w,
-                                                                          float a2, int n) {
-  for (int r = 0; r < n; ++r) acc[r] += w[r] * w[r] * a2;
-}
+#pragma GCC diagnostic pop
 
-// acc[r] += (table(det[r] + drift[r]) - own[r]) * a: per-query drift through the tabulated
-// lone-ring weight (linear interpolation; pos in table steps, clamped to the table).
-__attribute__((target_clones("avx512f", "avx2", "default"))) void drift_axpy(
-    float* __restrict acc, const float* __restrict det, const float* __restrict drift,
+// Per-query drift of one block: z (d x kBlock normals, channel-major) becomes each ring's
+// local drift, sigma z_0 at j = 0 and rho drift_{j-1} + sigma sqrt(1 - rho^2) z_j along the bus
+// (an AR(1) field, stationary with variance sigma^2); corr = table(det + drift) - own, the
+// change of the ring's own-channel weight through the tabulated lone-ring response (linear
+// interpolation; position in table steps, clamped to the table).
+__attribute__((target_clones("avx512f", "avx2", "default"))) void drift_block(
+    float* __restrict corr, const float* __restrict z, const float* __restrict det,
     const float* __restrict own, const float* __restrict table, int table_n, float lo,
-    float inv_step, float a, int n) {
+    float inv_step, float sigma, float rho, float innov_sigma, int d) {
   const float top = static_cast<float>(table_n - 2);
-  for (int r = 0; r < n; ++r) {
-    float pos = (det[r] + drift[r] - lo) * inv_step;
-    pos = pos < 0.0f ? 0.0f : (pos > top ? top : pos);
-    const int k = static_cast<int>(pos);
-    const float f = pos - static_cast<float>(k);
-    const float w = table[k] + f * (table[k + 1] - table[k]);
-    acc[r] += (w - own[r]) * a;
+  float drift[kBlock];
+  for (int k = 0; k < kBlock; ++k) drift[k] = sigma * z[k];
+  for (int j = 0; j < d; ++j) {
+    const std::ptrdiff_t o = static_cast<std::ptrdiff_t>(j) * kBlock;
+    if (j > 0)
+      for (int k = 0; k < kBlock; ++k) drift[k] = rho * drift[k] + innov_sigma * z[o + k];
+    for (int k = 0; k < kBlock; ++k) {
+      float pos = (det[o + k] + drift[k] - lo) * inv_step;
+      pos = pos < 0.0f ? 0.0f : (pos > top ? top : pos);
+      const int i = static_cast<int>(pos);
+      const float f = pos - static_cast<float>(i);
+      const float wt = table[i] + f * (table[i + 1] - table[i]);
+      corr[o + k] = wt - own[o + k];
+    }
   }
 }
 
@@ -126,19 +176,23 @@ MvmKernel::MvmKernel(const DeviceSpec& device, const ImpairmentSpec& impairments
   static_err_.assign(n, 0.0);
   drift_.assign(n, 0.0);
   detuning_.assign(n, 0.0);
-  wt_.assign(n, 0.0f);
-  st_.assign(n, 0.0f);
-  own_t_.assign(n, 0.0f);
-  det_t_.assign(n, 0.0f);
+  rows_pad_ = (rows_ + kBlock - 1) / kBlock * kBlock;
+  const std::size_t n_pad = static_cast<std::size_t>(rows_pad_) * d_;
+  wt_.assign(n_pad, 0.0f);
+  st_.assign(n_pad, 0.0f);
+  own_t_.assign(n_pad, 0.0f);
+  det_t_.assign(n_pad, 0.0f);
   bias_.assign(static_cast<std::size_t>(rows_), 0.0f);
   bias_s_.assign(static_cast<std::size_t>(rows_), 0.0f);
   u_.assign(static_cast<std::size_t>(d_), 0.0f);
-  acc_.assign(static_cast<std::size_t>(rows_), 0.0f);
-  sum_.assign(static_cast<std::size_t>(rows_), 0.0f);
-  rin_.assign(static_cast<std::size_t>(rows_), 0.0f);
+  u2_.assign(static_cast<std::size_t>(d_), 0.0f);
+  acc_.assign(static_cast<std::size_t>(rows_pad_), 0.0f);
+  sum_.assign(static_cast<std::size_t>(rows_pad_), 0.0f);
+  rin_.assign(static_cast<std::size_t>(rows_pad_), 0.0f);
   z_.assign(static_cast<std::size_t>(rows_), 0.0f);
   cur_.assign(static_cast<std::size_t>(rows_), 0.0f);
-  drift_q_.assign(n, 0.0f);
+  zq_.assign(static_cast<std::size_t>(kBlock) * d_, 0.0f);
+  corr_.assign(static_cast<std::size_t>(kBlock) * d_, 0.0f);
 
   // Optics: channel power at a row, modulator extinction, detector constants.
   const double loss_db = link_budget(device, device.laser.power_per_line.si()).total_loss_db;
@@ -218,7 +272,6 @@ void MvmKernel::set_state(std::uint64_t seed, std::uint64_t trial) {
 
 void MvmKernel::compute_static() {
   const Ring& ring = programmer_.ring();
-  const std::size_t n_rows = static_cast<std::size_t>(rows_);
   for (int r = 0; r < rows_; ++r) {
     const std::size_t row = static_cast<std::size_t>(r) * d_;
     for (int i = 0; i < d_; ++i)
@@ -239,7 +292,7 @@ void MvmKernel::compute_static() {
         thru = p.through;
         drop = p.drop;
       }
-      const std::size_t t = static_cast<std::size_t>(j) * n_rows + r;
+      const std::size_t t = blocked(r, j);
       wt_[t] = static_cast<float>(thru - drop);
       st_[t] = static_cast<float>(thru + drop);
       own_t_[t] = static_cast<float>(ring.weight(ring.wavelength(), detuning_[row + j]));
@@ -255,59 +308,55 @@ void MvmKernel::compute_static() {
 std::vector<float> MvmKernel::effective_weights() const {
   std::vector<float> out(requested_.size());
   for (int r = 0; r < rows_; ++r)
-    for (int j = 0; j < d_; ++j)
-      out[static_cast<std::size_t>(r) * d_ + j] = wt_[static_cast<std::size_t>(j) * rows_ + r];
+    for (int j = 0; j < d_; ++j) out[static_cast<std::size_t>(r) * d_ + j] = wt_[blocked(r, j)];
   return out;
 }
 
-void MvmKernel::accumulate(std::span<const float> x) {
+void MvmKernel::prepare(std::span<const float> x) {
   LIGHTSIM_CHECK(x.size() == static_cast<std::size_t>(d_), "MvmKernel: {} inputs for {} channels",
                  x.size(), d_);
   // Per-line power factors u_j = eps + (1 - eps) x_j for shot and RIN.
-  for (int j = 0; j < d_; ++j) u_[j] = static_cast<float>(eps_ + (1.0 - eps_) * x[j]);
-  std::fill(acc_.begin(), acc_.end(), 0.0f);
-  std::fill(sum_.begin(), sum_.end(), 0.0f);
-  std::fill(rin_.begin(), rin_.end(), 0.0f);
   for (int j = 0; j < d_; ++j) {
-    const std::size_t t = static_cast<std::size_t>(j) * rows_;
-    if (shot_coef_ > 0 && rin_coef_ > 0) {
-      axpy3(acc_.data(), sum_.data(), rin_.data(), wt_.data() + t, st_.data() + t, x[j], u_[j],
-            u_[j] * u_[j], rows_);
-      continue;
-    }
-    axpy(acc_.data(), wt_.data() + t, x[j], rows_);
-    if (shot_coef_ > 0) axpy(sum_.data(), st_.data() + t, u_[j], rows_);
-    if (rin_coef_ > 0) axpy_sq(rin_.data(), wt_.data() + t, u_[j] * u_[j], rows_);
+    u_[j] = static_cast<float>(eps_ + (1.0 - eps_) * x[j]);
+    u2_[j] = u_[j] * u_[j];
   }
 }
 
 void MvmKernel::score(std::span<const float> x, std::span<float> scores, RandomStream& noise,
                       std::span<float> currents) {
-  accumulate(x);
+  prepare(x);
+  const std::size_t block = static_cast<std::size_t>(kBlock) * d_;
+  for (int b = 0; b < rows_pad_ / kBlock; ++b) {
+    const std::size_t o = static_cast<std::size_t>(b) * block,
+                      r = static_cast<std::size_t>(b) * kBlock;
+    block_pass(wt_.data() + o, st_.data() + o, nullptr, x.data(), u_.data(), u2_.data(), d_,
+               shot_coef_ > 0, rin_coef_ > 0, acc_.data() + r, sum_.data() + r, rin_.data() + r);
+  }
   finish(scores, currents, noise);
 }
 
 void MvmKernel::score_with_drift(std::span<const float> x, std::span<float> scores,
                                  RandomStream& noise, std::span<float> currents) {
-  accumulate(x);
-  // Per-ring drift for this query: independent normals, AR(1) along the bus if correlated.
-  noise.fill_normal(std::span<float>(drift_q_), 0.0f,
-                    static_cast<float>(imp_.drift_local_sigma.si()));
-  if (drift_rho_ > 0) {
-    const float rho = static_cast<float>(drift_rho_);
-    const float innov = static_cast<float>(std::sqrt(1.0 - drift_rho_ * drift_rho_));
-    for (int j = 1; j < d_; ++j)
-      for (int r = 0; r < rows_; ++r) {
-        const std::size_t t = static_cast<std::size_t>(j) * rows_ + r;
-        drift_q_[t] = rho * drift_q_[t - rows_] + innov * drift_q_[t];
-      }
-  }
+  prepare(x);
+  // Per block: d x kBlock fresh normals (one fill per block; consecutive fills equal one fill
+  // of the total, so the draws depend on the stream only), each ring's local drift for this
+  // query (AR(1) along the bus when correlated), its own-channel weight change, then the
+  // block's accumulations with the corrected weights; the scratch stays in L1.
+  const float sigma = static_cast<float>(imp_.drift_local_sigma.si());
+  const float rho = static_cast<float>(drift_rho_);
+  const float innov_sigma =
+      static_cast<float>(imp_.drift_local_sigma.si() * std::sqrt(1.0 - drift_rho_ * drift_rho_));
   const float inv_step = static_cast<float>(1.0 / table_step_);
-  for (int j = 0; j < d_; ++j) {
-    const std::size_t t = static_cast<std::size_t>(j) * rows_;
-    drift_axpy(acc_.data(), det_t_.data() + t, drift_q_.data() + t, own_t_.data() + t,
-               table_.data(), static_cast<int>(table_.size()), static_cast<float>(table_lo_),
-               inv_step, x[j], rows_);
+  const std::size_t block = static_cast<std::size_t>(kBlock) * d_;
+  for (int b = 0; b < rows_pad_ / kBlock; ++b) {
+    const std::size_t o = static_cast<std::size_t>(b) * block,
+                      r = static_cast<std::size_t>(b) * kBlock;
+    noise.fill_normal(std::span<float>(zq_));
+    drift_block(corr_.data(), zq_.data(), det_t_.data() + o, own_t_.data() + o, table_.data(),
+                static_cast<int>(table_.size()), static_cast<float>(table_lo_), inv_step, sigma,
+                rho, innov_sigma, d_);
+    block_pass(wt_.data() + o, st_.data() + o, corr_.data(), x.data(), u_.data(), u2_.data(), d_,
+               shot_coef_ > 0, rin_coef_ > 0, acc_.data() + r, sum_.data() + r, rin_.data() + r);
   }
   finish(scores, currents, noise);
 }
@@ -320,7 +369,7 @@ void MvmKernel::finish(std::span<float> scores, std::span<float> currents, Rando
   const float scale = static_cast<float>(scale_);
   const bool analog = shot_coef_ > 0 || rin_coef_ > 0 || const_var_ > 0;
   if (!analog && !noise_spec_.adc) {
-    std::copy(acc_.begin(), acc_.end(), scores.begin());
+    std::copy(acc_.begin(), acc_.begin() + rows_, scores.begin());
     if (!currents.empty())
       for (int r = 0; r < rows_; ++r) currents[r] = scale * acc_[r] + bias_[r];
     return;
