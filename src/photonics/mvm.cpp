@@ -5,8 +5,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstring>
-
-#include <immintrin.h>
+#include <numbers>
 
 #include "lightsim/core/error.h"
 #include "lightsim/photonics/device.h"
@@ -79,16 +78,31 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void block_pass(
 
 #pragma GCC diagnostic pop
 
+// Constants of the lone-ring weight at the channel wavelength lambda, in float (see
+// drift_block): w(delta) = (p + q s^2) / (r + q s^2), s = sin(phi / 2),
+// phi / 2 = k delta / (lambda + delta).
+struct RingWeightConsts {
+  float k, lambda, p, q, r;
+};
+
 // Per-query drift of one block: z (d x kBlock normals, channel-major) becomes each ring's
 // local drift, sigma z_0 at j = 0 and rho drift_{j-1} + sigma sqrt(1 - rho^2) z_j along the bus
-// (an AR(1) field, stationary with variance sigma^2); corr = table(det + drift) - own, the
-// change of the ring's own-channel weight through the tabulated lone-ring response (linear
-// interpolation; position in table steps, clamped to the table).
+// (an AR(1) field, stationary with variance sigma^2); corr = w(det + drift) - own, the change of
+// the ring's own-channel weight through the exact lone-ring response (Ring::at_phase):
+//   T - D = ((r2 a - r1)^2 - (1 - r1^2)(1 - r2^2) a + 4 x s^2) / ((1 - x)^2 + 4 x s^2),
+//   x = r1 r2 a, s = sin(phi / 2), phi = 2 pi n_g L (1/lambda - 1/(lambda + delta)),
+// evaluated in float: phi / 2 reduced by multiples of pi (s^2 has period pi), sin by its
+// degree-11 Taylor polynomial on [-pi/2, pi/2] (error < 6e-8), so |w_float - w| is a few
+// 1e-7 (float rounding of a handful of operations) against the detector noise of about 1e-3 of
+// full scale. This replaced a 2^16-entry table with linear interpolation (error < 2e-6), whose
+// gathers cost about 40 us per query. Plain multiply/add/divide, no FMA on any clone: the same
+// bits on every code path.
 __attribute__((target_clones("avx512f", "avx2", "default"))) void drift_block(
     float* __restrict corr, const float* __restrict z, const float* __restrict det,
-    const float* __restrict own, const float* __restrict table, int table_n, float lo,
-    float inv_step, float sigma, float rho, float innov_sigma, int d) {
-  const float top = static_cast<float>(table_n - 2);
+    const float* __restrict own, RingWeightConsts c, float sigma, float rho, float innov_sigma,
+    int d) {
+  constexpr float kPiF = 3.14159265358979f, kInvPi = 0.318309886183791f;
+  constexpr float kRound = 12582912.0f;  // 1.5 * 2^23: (v + kRound) - kRound rounds to nearest
   float drift[kBlock];
   for (int k = 0; k < kBlock; ++k) drift[k] = sigma * z[k];
   for (int j = 0; j < d; ++j) {
@@ -96,49 +110,17 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void drift_block(
     if (j > 0)
       for (int k = 0; k < kBlock; ++k) drift[k] = rho * drift[k] + innov_sigma * z[o + k];
     for (int k = 0; k < kBlock; ++k) {
-      float pos = (det[o + k] + drift[k] - lo) * inv_step;
-      pos = std::min(std::max(pos, 0.0f), top);  // branch-free: vectorizes with a gather
-      const int i = static_cast<int>(pos);
-      const float f = pos - static_cast<float>(i);
-      const float wt = table[i] + f * (table[i + 1] - table[i]);
-      corr[o + k] = wt - own[o + k];
-    }
-  }
-}
-
-// The same with AVX-512 intrinsics: GCC 12 does not vectorize the table look-up (no gather),
-// which left the scalar loop at about half the drift query's time. The operations are the
-// scalar loop's, in the same order, each a single IEEE float operation without FMA (max/min
-// only differ from the scalar clamp on -0, which gives the same index and weight), so both
-// paths give the same bits.
-__attribute__((target("avx512f"))) void drift_block_avx512(
-    float* __restrict corr, const float* __restrict z, const float* __restrict det,
-    const float* __restrict own, const float* __restrict table, int table_n, float lo,
-    float inv_step, float sigma, float rho, float innov_sigma, int d) {
-  static_assert(kBlock == 32, "two 16-lane halves per block");
-  // All-lanes masked forms: the unmasked ones trip a GCC 12 -Wmaybe-uninitialized false
-  // positive (as in src/core/rng_kernels.cpp).
-  constexpr __mmask16 kAll = 0xFFFF;
-  const __m512 vlo = _mm512_set1_ps(lo), vinv = _mm512_set1_ps(inv_step);
-  const __m512 vtop = _mm512_set1_ps(static_cast<float>(table_n - 2)), vzero = _mm512_setzero_ps();
-  const __m512 vrho = _mm512_set1_ps(rho), vinnov = _mm512_set1_ps(innov_sigma);
-  __m512 drift[2] = {_mm512_mul_ps(_mm512_set1_ps(sigma), _mm512_loadu_ps(z)),
-                     _mm512_mul_ps(_mm512_set1_ps(sigma), _mm512_loadu_ps(z + 16))};
-  for (int j = 0; j < d; ++j) {
-    for (int h = 0; h < 2; ++h) {
-      const std::ptrdiff_t o = static_cast<std::ptrdiff_t>(j) * kBlock + 16 * h;
-      if (j > 0)
-        drift[h] = _mm512_add_ps(_mm512_mul_ps(vrho, drift[h]),
-                                 _mm512_mul_ps(vinnov, _mm512_loadu_ps(z + o)));
-      __m512 pos = _mm512_mul_ps(
-          _mm512_sub_ps(_mm512_add_ps(_mm512_loadu_ps(det + o), drift[h]), vlo), vinv);
-      pos = _mm512_maskz_min_ps(kAll, _mm512_maskz_max_ps(kAll, pos, vzero), vtop);
-      const __m512i i = _mm512_maskz_cvttps_epi32(kAll, pos);
-      const __m512 f = _mm512_sub_ps(pos, _mm512_maskz_cvtepi32_ps(kAll, i));
-      const __m512 t0 = _mm512_mask_i32gather_ps(vzero, kAll, i, table, 4);
-      const __m512 t1 = _mm512_mask_i32gather_ps(vzero, kAll, i, table + 1, 4);
-      const __m512 wt = _mm512_add_ps(t0, _mm512_mul_ps(f, _mm512_sub_ps(t1, t0)));
-      _mm512_storeu_ps(corr + o, _mm512_sub_ps(wt, _mm512_loadu_ps(own + o)));
+      const float delta = det[o + k] + drift[k];
+      float t = c.k * (delta / (c.lambda + delta));  // phi / 2
+      t = t - ((t * kInvPi + kRound) - kRound) * kPiF;
+      const float t2 = t * t;
+      const float sn =
+          t * (1.0f +
+               t2 * (-1.0f / 6 +
+                     t2 * (1.0f / 120 +
+                           t2 * (-1.0f / 5040 + t2 * (1.0f / 362880 + t2 * (-1.0f / 39916800))))));
+      const float qs = c.q * (sn * sn);
+      corr[o + k] = (c.p + qs) / (c.r + qs) - own[o + k];
     }
   }
 }
@@ -246,18 +228,13 @@ MvmKernel::MvmKernel(const DeviceSpec& device, const ImpairmentSpec& impairments
   rin_coef_ = noise_spec_.rin ? detection_.variances(0.0, 0.0, 1.0).rin : 0.0;
   drift_rho_ = imp_.correlation_rings > 0 ? std::exp(-1.0 / imp_.correlation_rings) : 0.0;
 
-  // Lone-ring weight vs detuning, for per-query drift: +-40 FWHM (at most half an FSR)
-  // around resonance in 2^16 steps (linear interpolation error ~ step^2 |w''| / 8 < 2e-6);
-  // beyond it the end values hold (there w is within 2e-4 of its limit).
+  // Lone-ring weight at the channel wavelength, for per-query drift (drift_block).
   const Ring& ring = programmer_.ring();
-  const int table_n = 1 << 16;
-  const double half_range = std::min(0.5 * ring.fsr(), 40.0 * ring.fwhm());
-  table_lo_ = -half_range;
-  table_step_ = 2.0 * half_range / (table_n - 1);
-  table_.resize(static_cast<std::size_t>(table_n));
-  for (int k = 0; k < table_n; ++k)
-    table_[static_cast<std::size_t>(k)] =
-        static_cast<float>(ring.weight(ring.wavelength(), table_lo_ + k * table_step_));
+  const double x = ring.x(), dd = ring.r2() * ring.a() - ring.r1();
+  ring_k_ = std::numbers::pi * ring.n_g() * ring.circumference() / ring.wavelength();
+  ring_p_ = dd * dd - (1.0 - ring.r1() * ring.r1()) * (1.0 - ring.r2() * ring.r2()) * ring.a();
+  ring_q_ = 4.0 * x;
+  ring_r_ = (1.0 - x) * (1.0 - x);
 
   // Ideal state: programmed detunings with an ideal DAC (or exact targets).
   const DacInstance ideal = DacInstance::ideal(dac_spec_);
@@ -385,17 +362,16 @@ void MvmKernel::score_with_drift(std::span<const float> x, std::span<float> scor
   const float rho = static_cast<float>(drift_rho_);
   const float innov_sigma =
       static_cast<float>(imp_.drift_local_sigma.si() * std::sqrt(1.0 - drift_rho_ * drift_rho_));
-  const float inv_step = static_cast<float>(1.0 / table_step_);
-  static const bool has_avx512 = __builtin_cpu_supports("avx512f");
+  const RingWeightConsts consts{
+      static_cast<float>(ring_k_), static_cast<float>(programmer_.ring().wavelength()),
+      static_cast<float>(ring_p_), static_cast<float>(ring_q_), static_cast<float>(ring_r_)};
   const std::size_t block = static_cast<std::size_t>(kBlock) * d_;
   for (int b = 0; b < rows_pad_ / kBlock; ++b) {
     const std::size_t o = static_cast<std::size_t>(b) * block,
                       r = static_cast<std::size_t>(b) * kBlock;
     noise.fill_normal(std::span<float>(zq_));
-    (has_avx512 ? drift_block_avx512 : drift_block)(
-        corr_.data(), zq_.data(), det_t_.data() + o, own_t_.data() + o, table_.data(),
-        static_cast<int>(table_.size()), static_cast<float>(table_lo_), inv_step, sigma, rho,
-        innov_sigma, d_);
+    drift_block(corr_.data(), zq_.data(), det_t_.data() + o, own_t_.data() + o, consts, sigma, rho,
+                innov_sigma, d_);
     block_pass(wt_.data() + o, st_.data() + o, corr_.data(), x.data(), u_.data(), u2_.data(), d_,
                shot_coef_ > 0, rin_coef_ > 0, acc_.data() + r, sum_.data() + r, rin_.data() + r);
   }

@@ -59,7 +59,7 @@ class MvmKernel {
   void score(std::span<const float> x, std::span<float> scores, RandomStream& noise,
              std::span<float> currents = {});
   // Same, with each ring's local drift redrawn for this query (global part kept): each ring's
-  // own-channel weight moves through the exact ring response (tabulated), the crosstalk terms
+  // own-channel weight moves through the exact lone-ring response (in float), the crosstalk terms
   // keep the state's values.
   void score_with_drift(std::span<const float> x, std::span<float> scores, RandomStream& noise,
                         std::span<float> currents = {});
@@ -101,9 +101,9 @@ class MvmKernel {
   // Per-query scratch.
   std::vector<float> u_, u2_, acc_, sum_, rin_, z_, cur_;
   std::vector<float> zq_, corr_;  // per block: drift normals, own-weight corrections
-  // Tabulated own-channel weight vs detuning for per-query drift.
-  std::vector<float> table_;
-  double table_lo_ = 0, table_step_ = 0;
+  // Lone-ring weight w(delta) = (p + q s^2) / (r + q s^2), s = sin(k delta / (lambda + delta)),
+  // for per-query drift (mvm.cpp, drift_block).
+  double ring_k_ = 0, ring_p_ = 0, ring_q_ = 0, ring_r_ = 0;
   double scale_ = 0;  // R P_ch (1 - eps): A per unit score
   double eps_ = 0, r_pch_ = 0;
   double rin_coef_ = 0, shot_coef_ = 0, const_var_ = 0;
