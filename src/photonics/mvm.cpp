@@ -21,61 +21,107 @@ namespace {
 // of accumulators; the previous per-channel axpy over all rows did 3 loads + 3 stores of
 // accumulators per element, plus three memsets per query).
 constexpr int kBlock = MvmKernel::kBlockRows;
-using Vec = float __attribute__((vector_size(64)));  // 16 lanes; split into 2 ymm / 4 xmm
 
-// The helpers are always inlined into the clones, so the vector ABI of an out-of-line call
-// (which -Wpsabi warns about for the non-AVX-512 clones, at every use) never arises.
+// The helpers are always inlined into the target-specific kernels, so the vector ABI of an
+// out-of-line call (which -Wpsabi warns about for vectors wider than the baseline, at every
+// use) never arises.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"
-inline __attribute__((always_inline)) Vec load(const float* p) {
-  Vec v;
+// (A vector_size attribute on an alias template is dropped by GCC 12, so: one typedef each.)
+typedef float Vec16 __attribute__((vector_size(64)));
+typedef float Vec8 __attribute__((vector_size(32)));
+typedef float Vec4 __attribute__((vector_size(16)));
+
+template <typename V>
+inline __attribute__((always_inline)) V load(const float* p) {
+  V v;
   std::memcpy(&v, p, sizeof v);
   return v;
 }
-inline __attribute__((always_inline)) void store(float* p, Vec v) {
+template <typename V>
+inline __attribute__((always_inline)) void store(float* p, V v) {
   std::memcpy(p, &v, sizeof v);
 }
 
 // One block of kBlock rows, all d channels, in one pass:
 //   acc = sum_j (W_eff + corr) x_j, sum = sum_j S u_j, rin = sum_j W_eff^2 u_j^2
-// (corr: per-query drift correction of the own-channel weight, or null). Per row, the sums run
-// over j = 0..d-1 in order with separate multiply and add (no FMA on any clone: neither
-// "avx512f" nor "avx2" enables FMA), so every code path gives the same bits, and acc equals the
-// sequential float product when nothing is impaired.
-__attribute__((target_clones("avx512f", "avx2", "default"))) void block_pass(
+// (corr: per-query drift correction of the own-channel weight, or null), with L-lane vectors
+// (the native width of the target: a wider generic vector is lowered through the stack).
+// Per row, the sums run over j = 0..d-1 in order with separate multiply and add (no FMA: this
+// file is built with -ffp-contract=off, src/CMakeLists.txt), so every code path gives the
+// same bits, and acc equals the sequential float product when nothing is impaired.
+// The switches are template parameters so the inner loop carries no tests.
+template <typename V, bool kCorr, bool kShot, bool kRin>
+inline __attribute__((always_inline)) void block_pass_body(
+    const float* __restrict w, const float* __restrict s, const float* __restrict corr,
+    const float* __restrict x, const float* __restrict u, const float* __restrict u2, int d,
+    float* __restrict acc, float* __restrict sum, float* __restrict rin2) {
+  constexpr int L = sizeof(V) / sizeof(float), kV = kBlock / L;
+  V a[kV] = {}, sm[kV] = {}, q[kV] = {};
+  for (int j = 0; j < d; ++j) {
+    const std::ptrdiff_t o = static_cast<std::ptrdiff_t>(j) * kBlock;
+#pragma GCC unroll 8
+    for (int v = 0; v < kV; ++v) {
+      const V wv = load<V>(w + o + v * L);
+      if constexpr (kCorr)
+        a[v] += (wv + load<V>(corr + o + v * L)) * x[j];
+      else
+        a[v] += wv * x[j];
+      if constexpr (kShot) sm[v] += load<V>(s + o + v * L) * u[j];
+      if constexpr (kRin) q[v] += wv * wv * u2[j];
+    }
+  }
+#pragma GCC unroll 8
+  for (int v = 0; v < kV; ++v) {
+    store<V>(acc + v * L, a[v]);
+    store<V>(sum + v * L, sm[v]);
+    store<V>(rin2 + v * L, q[v]);
+  }
+}
+
+template <typename V>
+inline __attribute__((always_inline)) void block_pass_dispatch(
     const float* __restrict w, const float* __restrict s, const float* __restrict corr,
     const float* __restrict x, const float* __restrict u, const float* __restrict u2, int d,
     bool shot, bool rin, float* __restrict acc, float* __restrict sum, float* __restrict rin2) {
-  Vec a0{}, a1{}, s0{}, s1{}, q0{}, q1{};
-  for (int j = 0; j < d; ++j) {
-    const float* wj = w + static_cast<std::ptrdiff_t>(j) * kBlock;
-    const Vec w0 = load(wj), w1 = load(wj + 16);
-    Vec e0 = w0, e1 = w1;
-    if (corr != nullptr) {
-      const float* cj = corr + static_cast<std::ptrdiff_t>(j) * kBlock;
-      e0 += load(cj);
-      e1 += load(cj + 16);
-    }
-    a0 += e0 * x[j];
-    a1 += e1 * x[j];
-    if (shot) {
-      const float* sj = s + static_cast<std::ptrdiff_t>(j) * kBlock;
-      s0 += load(sj) * u[j];
-      s1 += load(sj + 16) * u[j];
-    }
-    if (rin) {
-      q0 += w0 * w0 * u2[j];
-      q1 += w1 * w1 * u2[j];
-    }
-  }
-  store(acc, a0);
-  store(acc + 16, a1);
-  store(sum, s0);
-  store(sum + 16, s1);
-  store(rin2, q0);
-  store(rin2 + 16, q1);
+#define LIGHTSIM_BLOCK_PASS_CASE(c, sh, ri)                    \
+  if ((corr != nullptr) == (c) && shot == (sh) && rin == (ri)) \
+    return block_pass_body<V, c, sh, ri>(w, s, corr, x, u, u2, d, acc, sum, rin2);
+  LIGHTSIM_BLOCK_PASS_CASE(false, true, true)
+  LIGHTSIM_BLOCK_PASS_CASE(true, true, true)
+  LIGHTSIM_BLOCK_PASS_CASE(false, false, false)
+  LIGHTSIM_BLOCK_PASS_CASE(true, false, false)
+  LIGHTSIM_BLOCK_PASS_CASE(false, true, false)
+  LIGHTSIM_BLOCK_PASS_CASE(true, true, false)
+  LIGHTSIM_BLOCK_PASS_CASE(false, false, true)
+  LIGHTSIM_BLOCK_PASS_CASE(true, false, true)
+#undef LIGHTSIM_BLOCK_PASS_CASE
 }
 
+#define LIGHTSIM_BLOCK_PASS_ARGS                                                               \
+  const float *__restrict w, const float *__restrict s, const float *__restrict corr,          \
+      const float *__restrict x, const float *__restrict u, const float *__restrict u2, int d, \
+      bool shot, bool rin, float *__restrict acc, float *__restrict sum, float *__restrict rin2
+__attribute__((target("avx512f"))) void block_pass_avx512(LIGHTSIM_BLOCK_PASS_ARGS) {
+  block_pass_dispatch<Vec16>(w, s, corr, x, u, u2, d, shot, rin, acc, sum, rin2);
+}
+__attribute__((target("avx2"))) void block_pass_avx2(LIGHTSIM_BLOCK_PASS_ARGS) {
+  block_pass_dispatch<Vec8>(w, s, corr, x, u, u2, d, shot, rin, acc, sum, rin2);
+}
+void block_pass_default(LIGHTSIM_BLOCK_PASS_ARGS) {
+  block_pass_dispatch<Vec4>(w, s, corr, x, u, u2, d, shot, rin, acc, sum, rin2);
+}
+#undef LIGHTSIM_BLOCK_PASS_ARGS
+using BlockPass = void (*)(const float*, const float*, const float*, const float*, const float*,
+                           const float*, int, bool, bool, float*, float*, float*);
+// Chosen once per process from the CPU (like target_clones).
+BlockPass block_pass_for_cpu() {
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return block_pass_avx512;
+  if (__builtin_cpu_supports("avx2")) return block_pass_avx2;
+  return block_pass_default;
+}
+const BlockPass block_pass = block_pass_for_cpu();
 #pragma GCC diagnostic pop
 
 // Constants of the lone-ring weight at the channel wavelength lambda, in float (see
@@ -95,8 +141,8 @@ struct RingWeightConsts {
 // degree-11 Taylor polynomial on [-pi/2, pi/2] (error < 6e-8), so |w_float - w| is a few
 // 1e-7 (float rounding of a handful of operations) against the detector noise of about 1e-3 of
 // full scale. This replaced a 2^16-entry table with linear interpolation (error < 2e-6), whose
-// gathers cost about 40 us per query. Plain multiply/add/divide, no FMA on any clone: the same
-// bits on every code path.
+// gathers cost about 40 us per query. Plain multiply/add/divide, no FMA (-ffp-contract=off): the
+// same bits on every code path.
 __attribute__((target_clones("avx512f", "avx2", "default"))) void drift_block(
     float* __restrict corr, const float* __restrict z, const float* __restrict det,
     const float* __restrict own, RingWeightConsts c, float sigma, float rho, float innov_sigma,
