@@ -3,6 +3,7 @@
 // query). One thread; items = queries.
 #include <benchmark/benchmark.h>
 
+#include <span>
 #include <vector>
 
 #include "lightsim/photonics/device.h"
@@ -71,6 +72,24 @@ void BM_MvmQueryDriftPerQuery(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_MvmQueryDriftPerQuery)->Unit(benchmark::kMicrosecond);
+
+// The random numbers alone that BM_MvmQueryDriftPerQuery needs per query: one float normal per
+// ring (N d) for the drift plus one per row (N) for the detector noise, drawn in the same
+// 1024-value fills. A lower bound for the drift query on one core.
+void BM_MvmDriftRngLowerBound(benchmark::State& state) {
+  RandomStream noise(1, {3});
+  std::vector<float> z(static_cast<std::size_t>(kChannels) * MvmKernel::kBlockRows);
+  for (auto _ : state) {
+    for (int b = 0; b < kRows / MvmKernel::kBlockRows; ++b) noise.fill_normal(std::span<float>(z));
+    benchmark::DoNotOptimize(z.data());
+    z.resize(kRows);
+    noise.fill_normal(std::span<float>(z));
+    z.resize(static_cast<std::size_t>(kChannels) * MvmKernel::kBlockRows);
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_MvmDriftRngLowerBound)->Unit(benchmark::kMicrosecond);
 
 // A new impairment state (per Monte-Carlo trial): DACs, static errors, drift field, and the
 // crosstalk-mixed effective weights of every row (N d^2 exact ring evaluations).

@@ -43,6 +43,9 @@ class MvmKernel {
   MvmKernel(const DeviceSpec& device, const ImpairmentSpec& impairments,
             std::span<const float> weights);
 
+  // Rows per block of the per-query layout (see mvm.cpp).
+  static constexpr int kBlockRows = 32;
+
   int rows() const { return rows_; }
   int channels() const { return d_; }
 
@@ -56,7 +59,7 @@ class MvmKernel {
   void score(std::span<const float> x, std::span<float> scores, RandomStream& noise,
              std::span<float> currents = {});
   // Same, with each ring's local drift redrawn for this query (global part kept): each ring's
-  // own-channel weight moves through the exact ring response (tabulated), the crosstalk terms
+  // own-channel weight moves through the exact lone-ring response (in float), the crosstalk terms
   // keep the state's values.
   void score_with_drift(std::span<const float> x, std::span<float> scores, RandomStream& noise,
                         std::span<float> currents = {});
@@ -68,7 +71,11 @@ class MvmKernel {
 
  private:
   void compute_static();
-  void accumulate(std::span<const float> x);  // acc_ (and sum_, rin_ when their noise is on)
+  void prepare(std::span<const float> x);  // u_, u2_
+  // Index of (row r, channel j) in the blocked per-query layout (see mvm.cpp).
+  std::size_t blocked(int r, int j) const {
+    return (static_cast<std::size_t>(r / kBlockRows) * d_ + j) * kBlockRows + r % kBlockRows;
+  }
   void finish(std::span<float> scores, std::span<float> currents, RandomStream& noise);
 
   ImpairmentSpec imp_;
@@ -77,23 +84,26 @@ class MvmKernel {
   DacSpec dac_spec_;
   NoiseSpec noise_spec_;
   int rows_, d_;
+  int rows_pad_ = 0;  // rows_ rounded up to the block size
   std::vector<double> lambdas_;
   std::vector<float> requested_;    // N x d
   std::vector<double> programmed_;  // N x d detunings from the DAC (no drift, no errors)
   std::vector<double> static_err_;  // N x d fabrication + calibration error
   std::vector<double> drift_;       // N x d drift of the state (global + local)
   std::vector<double> detuning_;    // N x d total
-  // Static part, transposed (d x N) so the per-query loop runs over rows in SIMD lanes.
+  // Static part in the blocked layout (row blocks of 32, channel-major inside a block, zero
+  // rows padding the last block) so the per-query loop runs over rows in SIMD lanes.
   std::vector<float> wt_, st_;  // W_eff, S
   std::vector<float> own_t_;    // lone-ring weight of each ring on its own channel
   std::vector<float> det_t_;    // detuning of each ring (metres)
   std::vector<float> bias_;     // N: offset current R P eps sum_j W_eff (A)
   std::vector<float> bias_s_;   // N: same for S
   // Per-query scratch.
-  std::vector<float> u_, acc_, sum_, rin_, z_, cur_, drift_q_;
-  // Tabulated own-channel weight vs detuning for per-query drift.
-  std::vector<float> table_;
-  double table_lo_ = 0, table_step_ = 0;
+  std::vector<float> u_, u2_, acc_, sum_, rin_, z_, cur_;
+  std::vector<float> zq_, corr_;  // per block: drift normals, own-weight corrections
+  // Lone-ring weight w(delta) = (p + q s^2) / (r + q s^2), s = sin(k delta / (lambda + delta)),
+  // for per-query drift (mvm.cpp, drift_block).
+  double ring_k_ = 0, ring_p_ = 0, ring_q_ = 0, ring_r_ = 0;
   double scale_ = 0;  // R P_ch (1 - eps): A per unit score
   double eps_ = 0, r_pch_ = 0;
   double rin_coef_ = 0, shot_coef_ = 0, const_var_ = 0;
