@@ -177,6 +177,8 @@ CollectiveResult collective(const Topology& t, CollectiveOp op, std::int64_t gpu
     return r;
   }
   const double n = static_cast<double>(gpus);
+  if (algorithm == Algorithm::automatic)
+    algorithm = static_cast<Algorithm>(t.forced_algorithm[static_cast<std::size_t>(op)]);
   Eval best;
   if (algorithm == Algorithm::automatic) {
     for (Algorithm a : {Algorithm::ring, Algorithm::tree, Algorithm::in_switch,

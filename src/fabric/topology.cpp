@@ -1,6 +1,8 @@
 // Fabric specs, the CPO derivation and topology building (topology.h).
 #include "lightsim/fabric/topology.h"
 
+#include "lightsim/fabric/collective.h"
+
 #include <cmath>
 
 namespace lightsim::fabric {
@@ -63,6 +65,10 @@ void FabricSpec::describe(config::Schema<FabricSpec>& s) {
   s.field("description", &FabricSpec::description, "what this fabric models and its sources");
   s.field("gpu", &FabricSpec::gpu, "the accelerator (preset: NAME from configs/gpus/)");
   s.field("tiers", &FabricSpec::tiers, "network tiers, innermost first").min_items(1);
+  s.field("collective_algorithms", &FabricSpec::collective_algorithms,
+          "force an algorithm per op, e.g. {all_reduce: ring}; ops: all_reduce, "
+          "reduce_scatter, all_gather, all_to_all, send_recv; algorithms: auto, ring, tree, "
+          "in-switch, hierarchical, direct");
   s.rule([](const FabricSpec& f) -> std::optional<std::string> {
     for (std::size_t i = 1; i < f.tiers.size(); ++i) {
       const auto inner = f.tiers[i - 1].domain_size, outer = f.tiers[i].domain_size;
@@ -71,6 +77,14 @@ void FabricSpec::describe(config::Schema<FabricSpec>& s) {
             "tier '{}' domain_size {} must be a larger multiple of tier '{}' "
             "domain_size {}",
             f.tiers[i].name, outer, f.tiers[i - 1].name, inner);
+    }
+    for (const auto& [op, algorithm] : f.collective_algorithms) {
+      try {
+        (void)parse_op(op);
+        (void)parse_algorithm(algorithm);
+      } catch (const UsageError& e) {
+        return "collective_algorithms." + op + ": " + e.what();
+      }
     }
     return std::nullopt;
   });
@@ -145,6 +159,9 @@ Topology build_topology(const FabricSpec& spec) {
     tier.in_switch_efficiency = s.in_switch_efficiency;
     t.tiers.push_back(std::move(tier));
   }
+  for (const auto& [op, algorithm] : spec.collective_algorithms)
+    t.forced_algorithm[static_cast<std::size_t>(parse_op(op))] =
+        static_cast<int>(parse_algorithm(algorithm));
   return t;
 }
 

@@ -36,7 +36,8 @@ struct CollectiveResult {
   int outer_tier = -1;     // the outermost tier the group spans
 };
 
-// Best available algorithm (or the forced one) for `op` on `gpus` GPUs. Infeasible results
+// Best available algorithm for `op` on `gpus` GPUs, or the one forced here or by the fabric's
+// collective_algorithms (an explicit argument wins). Infeasible results
 // (group larger than the machine, algorithm not available) carry the reason; no allocation
 // on the feasible path.
 CollectiveResult collective(const Topology& topology, CollectiveOp op, std::int64_t gpus,

@@ -3,7 +3,9 @@
 // derived from its optical parameters (docs/fabric.md).
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -68,6 +70,8 @@ struct FabricSpec {
   std::string description;
   GpuSpec gpu;
   std::vector<TierSpec> tiers;  // innermost first
+  // Op name ("all_reduce", ...) -> algorithm used instead of the automatic choice.
+  std::map<std::string, std::string> collective_algorithms;
   static void describe(config::Schema<FabricSpec>& s);
 };
 
@@ -88,6 +92,9 @@ struct Topology {
   std::string name;
   GpuSpec gpu;
   std::vector<Tier> tiers;  // innermost first; the last domain is the whole machine
+  // Per collective op (CollectiveOp order), the algorithm forced by the fabric config; 0 =
+  // automatic (values are Algorithm enumerators, see collective.h).
+  std::array<int, 5> forced_algorithm{};
   std::int64_t capacity() const { return tiers.empty() ? 0 : tiers.back().domain_size; }
 };
 

@@ -132,3 +132,31 @@ TEST(Collective, ParsesNames) {
 
 }  // namespace
 }  // namespace lightsim::fabric
+
+namespace lightsim::fabric {
+namespace {
+
+TEST(Collective, FabricConfigCanForceAnAlgorithm) {
+  config::LoadOptions o;
+  o.config_roots = {std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs"};
+  const std::string yaml = R"(schema_version: 1
+kind: fabric
+name: forced
+gpu: {preset: h100}
+tiers:
+  - {name: nvlink, domain_size: 8, bandwidth: 450 GB/s, in_switch_reduction: true}
+collective_algorithms: {all_reduce: ring}
+)";
+  const Topology t =
+      build_topology(config::read_spec<FabricSpec>(config::parse_document(yaml, "f.yaml"), o));
+  EXPECT_EQ(collective(t, CollectiveOp::all_reduce, 8, 1e9).algorithm, Algorithm::ring);
+  EXPECT_EQ(collective(t, CollectiveOp::all_reduce, 8, 1e9, Algorithm::in_switch).algorithm,
+            Algorithm::in_switch);
+  std::string bad = yaml;
+  bad.replace(bad.find("ring}"), 4, "bruck");
+  EXPECT_THROW((void)config::read_spec<FabricSpec>(config::parse_document(bad, "f.yaml"), o),
+               ConfigError);
+}
+
+}  // namespace
+}  // namespace lightsim::fabric

@@ -26,13 +26,13 @@ TEST(Params, DeepSeekR1HasTheV3Shape) {
 TEST(Params, KimiK2MatchesPublished1TTotal32BActive) {
   const ParameterCount c = count_parameters(load("kimi_k2.json"));
   EXPECT_NEAR(c.total / 1.04e12, 1.0, 0.02) << c.total;
-  EXPECT_NEAR(c.active / 32.6e9, 1.0, 0.03) << c.active;
+  EXPECT_NEAR(c.active / 32e9, 1.0, 0.03) << c.active;
 }
 
 TEST(Params, Qwen3MoeMatchesPublished235BTotal22BActive) {
   const ParameterCount c = count_parameters(load("qwen3_235b_a22b.json"));
-  EXPECT_NEAR(c.total / 235.1e9, 1.0, 0.02) << c.total;
-  EXPECT_NEAR(c.active / 22.2e9, 1.0, 0.03) << c.active;
+  EXPECT_NEAR(c.total / 235e9, 1.0, 0.02) << c.total;
+  EXPECT_NEAR(c.active / 22e9, 1.0, 0.02) << c.active;
 }
 
 TEST(Params, Qwen25With7p61BParameters) {
