@@ -58,7 +58,7 @@ void run_reproduce(const std::filesystem::path& config_file, const GlobalOptions
   }
   if (studies.empty())
     std::cout << "lightsim reproduce: no study is registered in this build yet; the seed "
-                 "studies arrive with the photonics, kv, prism and prefill modules.\n";
+                 "studies arrive with the prism, prefill and studies modules.\n";
   std::cout << "lightsim reproduce: results in " << options.out.string() << "/ (run.json)\n";
 }
 
