@@ -2,18 +2,13 @@
 #include <gtest/gtest.h>
 
 #include "lightsim/fabric/collective.h"
+#include "shipped_configs.h"
 
 namespace lightsim::fabric {
 namespace {
 
-config::LoadOptions roots() {
-  config::LoadOptions o;
-  o.config_roots = {std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs"};
-  return o;
-}
-
 Topology shipped(const char* name) {
-  return build_topology(load_fabric(name, roots()));
+  return build_topology(load_fabric(name, testing::shipped_configs()));
 }
 
 // One tier of n GPUs, B bytes/s per direction, alpha per step, no protocol loss.

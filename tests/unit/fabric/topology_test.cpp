@@ -2,22 +2,18 @@
 #include <gtest/gtest.h>
 
 #include "lightsim/fabric/collective.h"
+#include "shipped_configs.h"
 
 namespace lightsim::fabric {
 namespace {
 
-config::LoadOptions roots() {
-  config::LoadOptions o;
-  o.config_roots = {std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs"};
-  return o;
-}
-
 Topology shipped(const char* name) {
-  return build_topology(load_fabric(name, roots()));
+  return build_topology(load_fabric(name, testing::shipped_configs()));
 }
 
 FabricSpec parse(const std::string& yaml) {
-  return config::read_spec<FabricSpec>(config::parse_document(yaml, "f.yaml"), roots());
+  return config::read_spec<FabricSpec>(config::parse_document(yaml, "f.yaml"),
+                                       testing::shipped_configs());
 }
 
 TEST(Topology, CpoBandwidthIsDerivedFromTheOpticalParameters) {
@@ -77,7 +73,7 @@ TEST(Topology, BadFabricsNameTheProblem) {
 }
 
 TEST(Gpu, RooflineWithAchievableEfficiency) {
-  const GpuSpec g = load_fabric("dgx_h100", roots()).gpu;
+  const GpuSpec g = load_fabric("dgx_h100", testing::shipped_configs()).gpu;
   EXPECT_THROW((void)g.peak("fp4"), ConfigError);
   const double big = 1e15;
   EXPECT_NEAR(g.kernel_time(big, 0, "bf16").si(),

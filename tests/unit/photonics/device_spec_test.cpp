@@ -9,19 +9,15 @@
 #include "lightsim/photonics/device.h"
 #include "lightsim/photonics/feasibility.h"
 #include "scratch_dir.h"
+#include "shipped_configs.h"
 
 namespace lightsim::photonics {
 namespace {
 
-config::LoadOptions options() {
-  config::LoadOptions o;
-  o.config_roots = {std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs"};
-  return o;
-}
-
 DeviceSpec preset(const std::string& name) {
   return config::load_spec<DeviceSpec>(
-      std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs/devices" / (name + ".yaml"), options());
+      std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs/devices" / (name + ".yaml"),
+      testing::shipped_configs());
 }
 
 // Loads a device file made of `body` (after the header) and returns the error message.
@@ -29,7 +25,7 @@ std::string load_error(const std::string& body) {
   const auto file = testing::scratch_dir() / "device.yaml";
   std::ofstream(file) << "schema_version: 1\nkind: device\npreset: tfln\n" << body;
   try {
-    (void)config::load_spec<DeviceSpec>(file, options());
+    (void)config::load_spec<DeviceSpec>(file, testing::shipped_configs());
   } catch (const InputError& e) {
     return e.what();
   }
