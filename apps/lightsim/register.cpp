@@ -4,6 +4,7 @@
 #include "lightsim/kv/register.h"
 #include "lightsim/model/register.h"
 #include "lightsim/photonics/register.h"
+#include "lightsim/prism/register.h"
 #include "reproduce.h"
 
 namespace lightsim::cli {
@@ -14,6 +15,7 @@ void register_all(Registry& registry) {
   kv::register_all(registry);
   model::register_all(registry);
   fabric::register_all(registry);
+  prism::register_all(registry);
 }
 
 }  // namespace lightsim::cli
