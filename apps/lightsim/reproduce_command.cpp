@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "lightsim/core/atomic_file.h"
 #include "lightsim/core/json.h"
+#include "lightsim/report/render.h"
 #include "reproduce.h"
 
 namespace lightsim::cli {
@@ -51,15 +52,19 @@ void run_reproduce(const std::filesystem::path& config_file, const GlobalOptions
   manifest["studies"] = studies;
   manifest["config"] = config::to_yaml(document);
   write_json_file(options.out / "run.json", manifest);
+  const report::ReportSummary report =
+      report::write_report(options.out, options.out / "report.html");
 
   if (options.json) {
-    std::cout << dump_json({{"out", options.out.string()}, {"studies", studies}});
+    std::cout << dump_json(
+        {{"out", options.out.string()}, {"studies", studies}, {"report", report.file.string()}});
     return;
   }
   if (studies.empty())
     std::cout << "lightsim reproduce: no study is registered in this build yet; the seed "
                  "studies arrive with the prism, prefill and studies modules.\n";
   std::cout << "lightsim reproduce: results in " << options.out.string() << "/ (run.json)\n";
+  std::cout << "lightsim reproduce: report " << report.file.string() << "\n";
 }
 
 }  // namespace

@@ -1,0 +1,76 @@
+// The HTML report: one self-contained file rendered from a folder of study results.
+//
+// report.html opens offline from disk (no server, no network): the chart libraries (Vega,
+// Vega-Lite, vega-embed from third_party/vega/) and every chart's data are inlined. It holds
+// a summary table of every claim across studies (seed figure, ours, deviation, verdict, link
+// to the study's section), then per study its charts with their tables under them, its claims
+// in full, and the config, seed and version that produced it. All text is HTML-escaped; the
+// output bytes depend only on the inputs (no timestamps).
+//
+// For the browser test the page records script errors and chart failures: element
+// #report-status gets data-expected (charts), data-rendered (charts drawn) and data-done="1"
+// when every chart settled; #report-errors lists each error as an <li>.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lightsim/core/json.h"
+#include "lightsim/report/result.h"
+
+namespace lightsim::report {
+
+// Everything a report is rendered from.
+struct ResultSet {
+  std::filesystem::path dir;         // where the results were read (shown in the report)
+  std::vector<StudyResult> studies;  // in run.json's order, then by file name
+  std::optional<Json> run;           // run.json of `lightsim reproduce`, when present
+};
+
+// Reads every `*.json` in `dir`: `run.json` as the reproduce manifest (kind "reproduce"),
+// every other file as a study result (read_result). A missing folder is an InputError; a bad
+// file a DataFormatError naming it and the key.
+ResultSet load_results(const std::filesystem::path& dir);
+
+// The minified chart libraries, inlined into the page.
+struct ChartLibraries {
+  std::string vega;
+  std::string vega_lite;
+  std::string vega_embed;
+};
+
+// third_party/vega/ of the source tree this lightsim was built from.
+std::filesystem::path default_library_dir();
+
+// Reads vega.min.js, vega-lite.min.js and vega-embed.min.js from `dir`. A missing or
+// unreadable file is an IoError naming it (the source tree's third_party/vega/ is required).
+ChartLibraries load_chart_libraries(const std::filesystem::path& dir);
+
+// The whole report page.
+std::string render_html(const ResultSet& results, const ChartLibraries& libraries);
+
+// Text escaped for HTML element content and attribute values (& < > " ').
+std::string html_escape(std::string_view text);
+
+// dump_json(value) made safe inside a <script> element: '<', '>' and '&' (which JSON can
+// only hold inside strings) become \u003c, \u003e and \u0026.
+std::string script_json(const Json& value);
+
+// What write_report did, for the CLI's summary line.
+struct ReportSummary {
+  std::filesystem::path file;
+  std::size_t studies = 0;
+  std::size_t claims = 0;
+  std::size_t charts = 0;
+};
+
+// load_results(results_dir), render_html with the libraries from `library_dir`, written
+// atomically to `file`.
+ReportSummary write_report(const std::filesystem::path& results_dir,
+                           const std::filesystem::path& file,
+                           const std::filesystem::path& library_dir = default_library_dir());
+
+}  // namespace lightsim::report

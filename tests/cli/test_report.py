@@ -1,0 +1,72 @@
+"""`lightsim report RESULTS_DIR [-o FILE]` and the report written by `lightsim reproduce`."""
+import json
+import shutil
+import unittest
+
+from clitest import SOURCE, CliTest, run
+
+FIXTURES = SOURCE / "tests" / "data" / "report"
+
+
+class Report(CliTest):
+    def copy_fixtures(self):
+        results = self.tmp / "results"
+        shutil.copytree(FIXTURES, results, ignore=shutil.ignore_patterns("*.md"))
+        return results
+
+    def test_renders_golden_set_into_one_self_contained_file(self):
+        results = self.copy_fixtures()
+        r = run("report", results)
+        self.assertExit(r, 0)
+        report = results / "report.html"
+        self.assertIn(str(report), r.out)
+        self.assertIn("3 studies, 5 claim(s), 4 chart(s)", r.out)
+        html = report.read_text()
+        self.assertNotIn('src="http', html)    # no network: libraries are inlined
+        self.assertNotIn("<script src", html)
+        self.assertIn("vegaEmbed", html)
+        self.assertEqual(html.count('class="chart"'), 4)
+
+    def test_output_option_and_json(self):
+        out = self.tmp / "sub" / "dir" / "r.html"
+        r = run("report", FIXTURES, "-o", out, "--json")
+        self.assertExit(r, 0)
+        self.assertEqual(r.json(), {"report": str(out), "studies": 3, "claims": 5, "charts": 4})
+        self.assertTrue(out.is_file())
+
+    def test_same_results_same_bytes(self):
+        a, b = self.tmp / "a.html", self.tmp / "b.html"
+        self.assertExit(run("report", FIXTURES, "-o", a), 0)
+        self.assertExit(run("report", FIXTURES, "-o", b), 0)
+        self.assertEqual(a.read_bytes(), b.read_bytes())
+
+    def test_bad_result_names_file_and_key(self):
+        results = self.copy_fixtures()
+        doc = json.loads((results / "fixture_energy.json").read_text())
+        doc["claims"][0]["verdict"] = "mostly"
+        (results / "fixture_energy.json").write_text(json.dumps(doc))
+        self.assertInputError(run("report", results), "fixture_energy.json", "claims[0].verdict",
+                              "'mostly'")
+        self.assertFalse((results / "report.html").exists())
+
+    def test_malformed_json_names_file(self):
+        results = self.copy_fixtures()
+        (results / "fixture_recall.json").write_text("{\n")
+        self.assertInputError(run("report", results), "fixture_recall.json")
+
+    def test_missing_folder(self):
+        self.assertInputError(run("report", self.tmp / "absent"), "absent", "does not exist")
+
+    def test_reproduce_ends_with_the_report_path(self):
+        out = self.tmp / "out"
+        r = run("reproduce", "--out", out, "--quiet")
+        self.assertExit(r, 0)
+        report = out / "report.html"
+        self.assertEqual(r.out.strip().splitlines()[-1], f"lightsim reproduce: report {report}")
+        html = report.read_text()
+        self.assertIn("No study ran: no study is registered", html)
+        self.assertIn("Produced by <code>lightsim reproduce</code>", html)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,175 @@
+#include "lightsim/report/render.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "lightsim/core/error.h"
+#include "scratch_dir.h"
+
+namespace lightsim::report {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+const std::filesystem::path kFixtures =
+    std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "tests" / "data" / "report";
+
+// Stand-ins for the chart libraries: the renderer only inlines them.
+ChartLibraries fake_libraries() {
+  return {"/*vega*/", "/*vega-lite*/", "/*vega-embed*/"};
+}
+
+StudyResult hostile() {
+  StudyResult r;
+  r.study = "hostile";
+  r.title = "<script>alert(1)</script> & \"quotes\"";
+  Claim& c = r.add_claim("c", "a < b", "");
+  c.seed_value = SeedValue::point(1.0);
+  c.ours = 1.0;
+  c.verdict = Verdict::holds;
+  Table& t = r.add_table("t", "T", {{"label", ""}});
+  t.add_row({"</script><script>alert(2)</script>"});
+  r.add_chart("Chart", "t",
+              Json::parse(R"({"mark": "text", "encoding": {"text": {"field": "label"}}})"));
+  return r;
+}
+
+TEST(Render, EscapesHtml) {
+  EXPECT_EQ(html_escape("<a href='x'>\"&\"</a>"),
+            "&lt;a href=&#39;x&#39;&gt;&quot;&amp;&quot;&lt;/a&gt;");
+  EXPECT_EQ(html_escape("plain"), "plain");
+}
+
+TEST(Render, ScriptJsonCannotCloseTheScriptElement) {
+  const Json value = {{"s", "</script><!-- & -->"}};
+  const std::string text = script_json(value);
+  EXPECT_THAT(text, Not(HasSubstr("<")));
+  EXPECT_THAT(text, Not(HasSubstr(">")));
+  EXPECT_EQ(Json::parse(text), value);  // still the same JSON
+}
+
+TEST(Render, ResultTextNeverBecomesMarkup) {
+  ResultSet set;
+  set.studies.push_back(hostile());
+  const std::string html = render_html(set, fake_libraries());
+  EXPECT_THAT(html, Not(HasSubstr("<script>alert")));
+  EXPECT_THAT(html, Not(HasSubstr("</script><script>alert(2)")));
+  EXPECT_THAT(html, HasSubstr("&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quotes&quot;"));
+  EXPECT_THAT(html, HasSubstr("\\u003c/script\\u003e\\u003cscript\\u003ealert(2)"));
+}
+
+TEST(Render, InlinesLibrariesAndChartData) {
+  ResultSet set;
+  set.studies.push_back(hostile());
+  const std::string html = render_html(set, fake_libraries());
+  EXPECT_THAT(html, HasSubstr("/*vega*/"));
+  EXPECT_THAT(html, HasSubstr("/*vega-lite*/"));
+  EXPECT_THAT(html, HasSubstr("/*vega-embed*/"));
+  EXPECT_THAT(html, HasSubstr("<div class=\"chart\" id=\"chart-hostile-0\">"));
+  EXPECT_THAT(html, HasSubstr("\"data\": {"));
+  EXPECT_THAT(html, Not(HasSubstr("src=\"http")));  // nothing fetched from the network
+}
+
+TEST(Render, GoldenSetHasSummaryLinksChartsAndTables) {
+  const ResultSet set = load_results(kFixtures);
+  ASSERT_EQ(set.studies.size(), 3u);
+  EXPECT_EQ(set.studies[0].study, "fixture_energy");  // by file name without run.json
+  const std::string html = render_html(set, fake_libraries());
+  std::size_t claims = 0, charts = 0;
+  for (const StudyResult& r : set.studies) {
+    EXPECT_THAT(html, HasSubstr("<section class=\"study\" id=\"study-" + r.study + "\">"));
+    for (const Claim& c : r.claims) {
+      EXPECT_THAT(html, HasSubstr("<a href=\"#claim-" + r.study + "-" + c.id + "\">"));
+      EXPECT_THAT(html, HasSubstr("<tr id=\"claim-" + r.study + "-" + c.id + "\">"));
+      ++claims;
+    }
+    for (std::size_t i = 0; i < r.charts.size(); ++i, ++charts)
+      EXPECT_THAT(html, HasSubstr(fmt::format("id=\"chart-{}-{}\"", r.study, i)));
+    for (const NamedTable& t : r.tables)
+      EXPECT_THAT(html, HasSubstr("data-table=\"" + t.name + "\""));
+  }
+  EXPECT_EQ(claims, 5u);
+  EXPECT_EQ(charts, 4u);
+  EXPECT_THAT(html, HasSubstr("+46.5 %"));  // fixture_energy: (12000 - 8192) / 8192
+  EXPECT_THAT(html, HasSubstr("verdict-holds-under-conditions"));
+  EXPECT_EQ(html, render_html(load_results(kFixtures), fake_libraries()));  // same bytes
+}
+
+TEST(Render, EmptyRunSaysNoStudyIsRegistered) {
+  ResultSet set;
+  set.run =
+      Json{{"kind", "reproduce"}, {"lightsim_version", "0.1.0"}, {"seed", 1},
+           {"size", "default"},   {"studies", Json::array()},    {"config", "kind: reproduce\n"}};
+  const std::string html = render_html(set, fake_libraries());
+  EXPECT_THAT(html, HasSubstr("No study ran: no study is registered"));
+  EXPECT_THAT(html, HasSubstr("var lightsimCharts = []\n;"));
+}
+
+TEST(Render, RunOrderComesFromRunJson) {
+  const auto dir = lightsim::testing::scratch_dir();
+  for (const char* name : {"fixture_energy.json", "fixture_prefill.json", "fixture_recall.json"})
+    std::filesystem::copy_file(kFixtures / name, dir / name);
+  write_json_file(dir / "run.json",
+                  Json{{"kind", "reproduce"}, {"studies", {"fixture_recall", "fixture_energy"}}});
+  const ResultSet set = load_results(dir);
+  ASSERT_EQ(set.studies.size(), 3u);
+  EXPECT_EQ(set.studies[0].study, "fixture_recall");
+  EXPECT_EQ(set.studies[1].study, "fixture_energy");
+  EXPECT_EQ(set.studies[2].study, "fixture_prefill");
+}
+
+TEST(Render, BadResultFileNamesFileAndKey) {
+  const auto dir = lightsim::testing::scratch_dir();
+  std::filesystem::copy_file(kFixtures / "fixture_prefill.json", dir / "fixture_prefill.json");
+  Json doc = read_json_file(dir / "fixture_prefill.json");
+  doc["charts"][0]["table"] = "nope";
+  write_json_file(dir / "fixture_prefill.json", doc);
+  try {
+    load_results(dir);
+    FAIL() << "no error";
+  } catch (const DataFormatError& e) {
+    EXPECT_THAT(e.what(),
+                HasSubstr("fixture_prefill.json: charts[0].table: no table named 'nope'"));
+  }
+  write_json_file(dir / "run.json", Json{{"kind", "other"}});
+  EXPECT_THROW(load_results(dir), DataFormatError);
+}
+
+TEST(Render, MissingFolderIsAnInputError) {
+  EXPECT_THROW(load_results(lightsim::testing::scratch_dir() / "absent"), InputError);
+}
+
+TEST(Render, MissingLibraryIsAnIoErrorNamingIt) {
+  const auto dir = lightsim::testing::scratch_dir();
+  lightsim::testing::write_bytes(dir / "vega.min.js", "var vega = {};");
+  lightsim::testing::write_bytes(dir / "vega-lite.min.js", "var vegaLite = {};");
+  try {
+    load_chart_libraries(dir);
+    FAIL() << "no error";
+  } catch (const IoError& e) {
+    EXPECT_THAT(e.what(), HasSubstr((dir / "vega-embed.min.js").string()));
+    EXPECT_THAT(e.what(), HasSubstr("third_party/vega/"));
+  }
+  lightsim::testing::write_bytes(dir / "vega-embed.min.js", "x = '</script>';");
+  EXPECT_THROW(load_chart_libraries(dir), IoError);
+}
+
+TEST(Render, VendoredLibrariesLoad) {
+  const ChartLibraries libs = load_chart_libraries(default_library_dir());
+  EXPECT_GT(libs.vega.size(), 100000u);
+  EXPECT_GT(libs.vega_lite.size(), 100000u);
+  EXPECT_GT(libs.vega_embed.size(), 10000u);
+}
+
+TEST(Render, WriteReportWritesOneFile) {
+  const auto dir = lightsim::testing::scratch_dir();
+  const ReportSummary s = write_report(kFixtures, dir / "report.html");
+  EXPECT_EQ(s.studies, 3u);
+  EXPECT_EQ(s.claims, 5u);
+  EXPECT_EQ(s.charts, 4u);
+  EXPECT_THAT(lightsim::testing::list_dir(dir), ::testing::ElementsAre("report.html"));
+}
+
+}  // namespace
+}  // namespace lightsim::report
