@@ -197,6 +197,21 @@ void run_section(Page& p, const ResultSet& results) {
       p.raw("</pre></details>\n");
     }
   }
+  if (results.run && (*results.run).contains("studies")) {
+    std::vector<std::string> missing;
+    for (const Json& name : (*results.run)["studies"]) {
+      if (!name.is_string()) continue;
+      bool found = false;
+      for (const StudyResult& r : results.studies)
+        found = found || r.study == name.get<std::string>();
+      if (!found) missing.push_back(name.get<std::string>());
+    }
+    if (!missing.empty()) {
+      p.raw("<p class=\"empty\">No result file for: ");
+      p.text(fmt::format("{}", fmt::join(missing, ", ")));
+      p.raw(" (listed in run.json).</p>\n");
+    }
+  }
   if (results.studies.empty()) {
     const bool none_ran =
         results.run && results.run->contains("studies") && (*results.run)["studies"].empty();
@@ -205,6 +220,23 @@ void run_section(Page& p, const ResultSet& results) {
                      "this report has no claims, tables or charts."
                    : "No study result files (*.json) were found in the results folder.");
   }
+}
+
+// Gives every encoding channel over a column with a unit, and without a title of its own, the
+// title "column [unit]" (also inside layers), so axes and legends carry units.
+void title_with_units(Json& spec, const Table& table) {
+  if (spec.contains("encoding") && spec["encoding"].is_object()) {
+    for (auto& [channel, def] : spec["encoding"].items()) {
+      if (!def.is_object() || def.contains("title") || !def.contains("field") ||
+          !def["field"].is_string())
+        continue;
+      for (const Column& col : table.columns())
+        if (col.name == def["field"].get<std::string>() && !col.unit.empty())
+          def["title"] = fmt::format("{} [{}]", col.name, col.unit);
+    }
+  }
+  if (spec.contains("layer") && spec["layer"].is_array())
+    for (Json& layer : spec["layer"]) title_with_units(layer, table);
 }
 
 Json chart_list(const ResultSet& results) {
@@ -225,6 +257,7 @@ Json chart_list(const ResultSet& results) {
         values.push_back(std::move(object));
       }
       Json spec = chart.vega_lite;
+      title_with_units(spec, table->table);
       spec["data"] = {{"values", std::move(values)}};
       charts.push_back({{"id", chart_id(r, i)}, {"title", chart.title}, {"spec", std::move(spec)}});
     }

@@ -96,6 +96,24 @@ TEST(Render, GoldenSetHasSummaryLinksChartsAndTables) {
   EXPECT_EQ(html, render_html(load_results(kFixtures), fake_libraries()));  // same bytes
 }
 
+TEST(Render, AxesGetUnitsUnlessTheSpecTitlesThem) {
+  ResultSet set;
+  set.studies.push_back(load_results(kFixtures).studies[0]);  // fixture_energy
+  const std::string html = render_html(set, fake_libraries());
+  EXPECT_THAT(html, HasSubstr("\"title\": \"energy_uj [uJ]\""));
+  EXPECT_THAT(html, HasSubstr("\"title\": \"context_tokens [tokens]\""));
+  set.studies[0].charts[0].vega_lite["encoding"]["y"]["title"] = "mine";
+  const std::string titled = render_html(set, fake_libraries());
+  EXPECT_THAT(titled, HasSubstr("\"title\": \"mine\""));
+}
+
+TEST(Render, SaysWhichStudiesOfTheRunHaveNoResult) {
+  ResultSet set;
+  set.run = Json{{"kind", "reproduce"}, {"studies", {"energy", "needle"}}};
+  const std::string html = render_html(set, fake_libraries());
+  EXPECT_THAT(html, HasSubstr("No result file for: energy, needle (listed in run.json)."));
+}
+
 TEST(Render, EmptyRunSaysNoStudyIsRegistered) {
   ResultSet set;
   set.run =
