@@ -148,7 +148,7 @@ Evaluator::Evaluator(const ScenarioSpec& scenario, const model::Transformer& mod
 
   // Strided views: a group of stride s sees tier domains of D_j / s members.
   strided_.resize(static_cast<std::size_t>(max_gpus) + 1);
-  for (std::int64_t s : divisors(max_gpus)) {
+  for (std::int64_t s = 1; s <= max_gpus; ++s) {
     fabric::Topology t = topology;
     for (auto& tier : t.tiers) tier.domain_size = std::max<std::int64_t>(1, tier.domain_size / s);
     strided_[static_cast<std::size_t>(s)] = std::move(t);
@@ -181,9 +181,8 @@ std::string Evaluator::validate(const Plan& p) const {
     return "every degree and the micro-batch count must be >= 1";
   if (n > topology_.capacity())
     return fmt::format("{} GPUs exceed the fabric's {}", n, topology_.capacity());
-  if (n >= static_cast<std::int64_t>(strided_.size()) ||
-      strided_[static_cast<std::size_t>(n)].tiers.empty())
-    return fmt::format("{} GPUs exceed the evaluator's table ({} GPUs)", n, strided_.size() - 1);
+  if (n >= static_cast<std::int64_t>(strided_.size()))
+    return fmt::format("{} GPUs exceed the evaluator's bound of {} GPUs", n, strided_.size() - 1);
   if (p.stage() % (p.tp * p.cp) != 0)
     return fmt::format("the stage's EP x EDP = {} GPUs are not a multiple of TP x CP = {}",
                        p.stage(), p.tp * p.cp);

@@ -48,6 +48,36 @@ struct Split {
 
 }  // namespace
 
+// Dispatch or combine of `tokens` tokens per GPU to k experts each over `ep` ranks. Inside the
+// innermost domain every (token, expert) copy moves; a token crosses to each other domain
+// holding one of its experts once and is forwarded there on the inner tier, overlapped
+// (DeepEP's node-limited dispatch). With k experts uniform over m domains, a token reaches
+// (m - 1)(1 - (1 - 1/m)^k) other domains on average.
+fabric::CollectiveResult Evaluator::expert_all_to_all(std::int64_t ep, double tokens, double k,
+                                                      double bytes_per_value) const {
+  const double h = static_cast<double>(model_.hidden);
+  const std::int64_t inner = topology_.tiers.front().domain_size;
+  if (ep <= inner || topology_.tiers.size() < 2)
+    return fabric::collective(strided_[1], CollectiveOp::all_to_all, ep,
+                              tokens * k * h * bytes_per_value);
+  const auto local = fabric::collective(strided_[1], CollectiveOp::all_to_all, inner,
+                                        tokens * k * h * bytes_per_value);
+  std::size_t outer = 1;
+  while (outer + 1 < topology_.tiers.size() && topology_.tiers[outer].domain_size < ep) ++outer;
+  const fabric::Tier& tier = topology_.tiers[outer];
+  const double m = std::ceil(static_cast<double>(ep) / static_cast<double>(inner));
+  const double remote = (m - 1) * (1 - std::pow(1 - 1 / m, k));
+  fabric::CollectiveResult r;
+  r.feasible = true;
+  r.outer_tier = r.bounding_tier = static_cast<int>(outer);
+  r.time = tier.alpha + tokens * remote * h * bytes_per_value / (tier.bandwidth * tier.efficiency);
+  if (local.time > r.time) {
+    r.time = local.time;
+    r.bounding_tier = local.bounding_tier;
+  }
+  return r;
+}
+
 // Per-microbatch cost of one layer kind on one GPU; `x` = sequences per micro-batch per
 // attention group. Adds compute and communication (times `scale`) to `r`; returns seconds.
 double Evaluator::layer_time(const LayerKind& kind, const Plan& p, double x, Result& r,
@@ -175,9 +205,8 @@ double Evaluator::layer_time(const LayerKind& kind, const Plan& p, double x, Res
     const double k = static_cast<double>(model_.moe.experts_per_token);
     const double tokens_gpu = x * S / (cp * tp);
     const double skew = std::max(1.0, share * ep);
-    const auto dc =
-        run(1, CollectiveOp::all_to_all, p.ep, tokens_gpu * k * h * dispatch_bytes_ * skew);
-    const auto cc = run(1, CollectiveOp::all_to_all, p.ep, tokens_gpu * k * h * act_bytes_ * skew);
+    const auto dc = expert_all_to_all(p.ep, tokens_gpu * skew, k, dispatch_bytes_);
+    const auto cc = expert_all_to_all(p.ep, tokens_gpu * skew, k, act_bytes_);
     const double total = dc.time + cc.time;
     double ep_exposed = total;
     // Two-micro-batch overlap: one micro-batch's all-to-all runs under the other's compute

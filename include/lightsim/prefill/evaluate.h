@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lightsim/fabric/collective.h"
 #include "lightsim/fabric/topology.h"
 #include "lightsim/model/cost.h"
 #include "lightsim/model/transformer.h"
@@ -126,6 +127,8 @@ class Evaluator {
  private:
   double layer_time(const LayerKind& kind, const Plan& plan, double seqs, Result& r,
                     double scale) const;
+  fabric::CollectiveResult expert_all_to_all(std::int64_t ep, double tokens, double k,
+                                             double bytes_per_value) const;
   void memory(const Plan& plan, std::int64_t first, std::int64_t last, double seqs_group,
               MemoryUse& m) const;
 
