@@ -1,10 +1,13 @@
 // `lightsim prefill run SCENARIO [--fabric NAME] [--gpus N] [--plan TP=..,EP=..,CP=..]`,
 // `lightsim prefill plan SCENARIO [--fabric NAME] [--gpus N]...` and
-// `lightsim prefill study [SCENARIO...]` (docs/prefill.md).
+// `lightsim prefill study [SCENARIO...]` and `lightsim prefill crossover [MODEL...]`
+// (docs/prefill.md).
 #include <iostream>
 
 #include "cli.h"
 #include "lightsim/core/json.h"
+#include "lightsim/model/params.h"
+#include "lightsim/prefill/questions.h"
 #include "lightsim/prefill/report.h"
 #include "lightsim/prefill/study.h"
 
@@ -271,6 +274,35 @@ void add_prefill_commands(CLI::App& app, const GlobalOptions& options, const Reg
       fmt::print(" {} GPUs {} ms;", f["gpus"].get<std::int64_t>(),
                  ms(f["latency_s"].get<double>()));
     fmt::print("\n");
+  });
+
+  auto* cross = pre->add_subcommand(
+      "crossover", "Prompt length where attention FLOPs overtake the feed-forward layers");
+  auto models = std::make_shared<std::vector<std::string>>();
+  cross->add_option("MODELS", *models, "Models (configs/models/; default: the seed's study model)");
+  cross->callback([models, &options] {
+    const auto load = options.load_options();
+    std::vector<std::string> list = *models;
+    if (list.empty()) list = {"seed_r1_840b_a42b"};
+    const model::DTypePolicy dtypes;  // FLOPs do not depend on the number formats
+    Json out = Json::array();
+    model::DTypePolicy fp8_kv;
+    fp8_kv.kv_cache = model::DType::fp8;
+    for (const auto& name : list) {
+      const model::Transformer m = prefill::load_model(name, load);
+      const std::int64_t s = prefill::attention_crossover(m, dtypes);
+      const double kv = model::kv_bytes_per_token(m, fp8_kv) * static_cast<double>(1 << 20);
+      out.push_back({{"model", name},
+                     {"crossover_tokens", s},
+                     {"kv_cache_1m_tokens_fp8_B", kv},
+                     {"kv_cache_64x1m_tokens_fp8_B", 64 * kv}});
+      if (!options.json)
+        fmt::print(
+            "{}: attention FLOPs exceed the feed-forward layers' from {} tokens{}; FP8 KV cache "
+            "of one 1M-token (2^20) sequence {:.1f} GB, of 64 {:.1f} GB\n",
+            name, s, s < 0 ? " (never below 2^26)" : "", kv / 1e9, 64 * kv / 1e9);
+    }
+    if (options.json) std::cout << dump_json(out);
   });
 
   auto* study = pre->add_subcommand(
