@@ -40,6 +40,16 @@ class PrefillCli(CliTest):
         self.assertTrue(doc["searches"][1]["best"]["feasible"])
         self.assertGreaterEqual(len(doc["pareto_front"]), 1)
 
+    def test_crossover_and_kv(self):
+        r = run("prefill", "crossover", "llama3_8b", "seed_r1_840b_a42b", "--json")
+        self.assertExit(r, 0)
+        doc = r.json()
+        self.assertEqual([d["model"] for d in doc], ["llama3_8b", "seed_r1_840b_a42b"])
+        # dense GQA closed form 2 (6 h I + 5 I) / (4 H d + 5 H) - 1 ~ 42,600 tokens
+        self.assertAlmostEqual(doc[0]["crossover_tokens"], 42600, delta=5)
+        # MLA: 576 values x 60 layers x 1 B x 2^20 tokens
+        self.assertAlmostEqual(doc[1]["kv_cache_1m_tokens_fp8_B"], 576 * 60 * 2**20, delta=1)
+
     def test_bad_input(self):
         r = run("prefill", "run", "deepseek_h800", "--gpus", "32", "--plan", "TP=1,XP=2")
         self.assertExit(r, 2)
