@@ -305,6 +305,47 @@ void add_prefill_commands(CLI::App& app, const GlobalOptions& options, const Reg
     if (options.json) std::cout << dump_json(out);
   });
 
+  auto* mixed = pre->add_subcommand(
+      "mixed", "Static partitions vs dynamic DP/CP switching for two request shapes");
+  auto pair = std::make_shared<std::vector<std::string>>();
+  mixed->add_option("SCENARIOS", *pair, "Short-request and long-request scenarios")
+      ->required()
+      ->expected(2);
+  mixed->add_option("--fabric", o->fabric, "Fabric (default: the short scenario's first)");
+  mixed->add_option("--gpus", o->gpus, "GPU count")->required()->expected(1);
+  mixed->callback([pair, o, &options] {
+    const auto load = options.load_options();
+    const prefill::ScenarioSpec a = prefill::load_scenario((*pair)[0], load);
+    const prefill::ScenarioSpec b = prefill::load_scenario((*pair)[1], load);
+    const fabric::Topology t =
+        topologies(a, o->fabric.empty() ? a.fabrics.front() : o->fabric, load).front();
+    const std::int64_t n = o->gpus.front();
+    const prefill::Evaluator ea(a, prefill::load_model(a.model, load), t, n);
+    const prefill::Evaluator eb(b, prefill::load_model(b.model, load), t, n);
+    // Partitions in sixteenths of the machine (72 GPUs = one copper rack at 1152).
+    const std::int64_t step = n % 16 == 0 ? n / 16 : 1;
+    const prefill::MixedResult m = prefill::static_vs_dynamic(ea, eb, n, step);
+    if (options.json) {
+      std::cout << dump_json({{"fabric", t.name},
+                              {"gpus", n},
+                              {"feasible", m.feasible},
+                              {"static_short_gpus", m.static_short_gpus},
+                              {"static_long_gpus", m.static_long_gpus},
+                              {"static_makespan_s", m.static_makespan_s},
+                              {"static_long_ttft_s", m.static_long_ttft_s},
+                              {"dynamic_makespan_s", m.dynamic_makespan_s},
+                              {"dynamic_long_ttft_s", m.dynamic_long_ttft_s},
+                              {"searches", m.searches}});
+      return;
+    }
+    LIGHTSIM_CHECK_AS(InputError, m.feasible, "{}", m.reason);
+    fmt::print(
+        "{} + {} on {} GPUs of {}:\n  static: {} GPUs short, {} GPUs long, makespan {} ms, long "
+        "TTFT {} ms\n  dynamic DP/CP switching: makespan {} ms, long TTFT {} ms ({} searches)\n",
+        a.name, b.name, n, t.name, m.static_short_gpus, m.static_long_gpus, ms(m.static_makespan_s),
+        ms(m.static_long_ttft_s), ms(m.dynamic_makespan_s), ms(m.dynamic_long_ttft_s), m.searches);
+  });
+
   auto* study = pre->add_subcommand(
       "study",
       "The seed's prefill study: every scenario on every fabric and the seed's figures "

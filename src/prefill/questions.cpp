@@ -1,6 +1,8 @@
 // Attention vs feed-forward FLOPs (questions.h).
 #include "lightsim/prefill/questions.h"
 
+#include <algorithm>
+
 namespace lightsim::prefill {
 
 AttentionShare attention_share(const model::Transformer& model, const model::DTypePolicy& dtypes,
@@ -34,6 +36,41 @@ std::int64_t attention_crossover(const model::Transformer& model,
     (over(mid) ? hi : lo) = mid;
   }
   return hi;
+}
+
+}  // namespace lightsim::prefill
+
+namespace lightsim::prefill {
+
+MixedResult static_vs_dynamic(const Evaluator& short_requests, const Evaluator& long_requests,
+                              std::int64_t gpus, std::int64_t step) {
+  MixedResult m;
+  LIGHTSIM_CHECK_AS(ConfigError, step >= 1 && gpus % step == 0 && gpus >= 2 * step,
+                    "mixed workload: {} GPUs must be at least two multiples of the step {}", gpus,
+                    step);
+  const SearchResult all_short = search(short_requests, gpus);
+  const SearchResult all_long = search(long_requests, gpus);
+  m.searches = 2;
+  if (all_short.best.feasible && all_long.best.feasible) {
+    m.dynamic_long_ttft_s = all_long.best.ttft_s;
+    m.dynamic_makespan_s = all_long.best.latency_s + all_short.best.latency_s;
+  }
+  for (std::int64_t g = step; g < gpus; g += step) {
+    const SearchResult s = search(short_requests, g);
+    const SearchResult l = search(long_requests, gpus - g);
+    m.searches += 2;
+    if (!s.best.feasible || !l.best.feasible) continue;
+    const double makespan = std::max(s.best.latency_s, l.best.latency_s);
+    if (m.static_makespan_s == 0 || makespan < m.static_makespan_s) {
+      m.static_makespan_s = makespan;
+      m.static_short_gpus = g;
+      m.static_long_gpus = gpus - g;
+      m.static_long_ttft_s = l.best.ttft_s;
+    }
+  }
+  m.feasible = m.static_makespan_s > 0 && m.dynamic_makespan_s > 0;
+  if (!m.feasible) m.reason = "no feasible plan for one of the shapes on some partition";
+  return m;
 }
 
 }  // namespace lightsim::prefill

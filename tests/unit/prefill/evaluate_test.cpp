@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lightsim/core/error.h"
+#include "lightsim/prefill/questions.h"
 #include "lightsim/prefill/report.h"
 #include "lightsim/prefill/search.h"
 #include "prefill_support.h"
@@ -105,6 +107,28 @@ TEST(Search, FindsTheBestEvaluatedPlan) {
   ASSERT_FALSE(front.empty());
   for (std::size_t i = 1; i < front.size(); ++i)
     EXPECT_LT(counts[front[i]].best.latency_s, counts[front[i - 1]].best.latency_s);
+}
+
+}  // namespace
+}  // namespace lightsim::prefill
+
+namespace lightsim::prefill {
+namespace {
+
+TEST(Mixed, StaticPartitionsAgainstDynamicSwitching) {
+  const auto m = testing::model("deepseek_v3");
+  const auto t = testing::topology("hgx_h800");
+  const Evaluator shorts(testing::scenario("deepseek_v3", 4096, 64, "fp8"), m, t, 32);
+  const Evaluator longs(testing::scenario("deepseek_v3", 65536, 4, "fp8"), m, t, 32);
+  const MixedResult r = static_vs_dynamic(shorts, longs, 32, 8);
+  ASSERT_TRUE(r.feasible) << r.reason;
+  EXPECT_EQ(r.static_short_gpus + r.static_long_gpus, 32);
+  EXPECT_EQ(r.searches, 2 + 2 * 3);
+  // Dynamic runs both shapes one after the other on all GPUs: its makespan is the sum of
+  // the two full-machine latencies, each no longer than the same shape on a partition.
+  EXPECT_GT(r.dynamic_makespan_s, r.dynamic_long_ttft_s);
+  EXPECT_LE(r.dynamic_long_ttft_s, r.static_long_ttft_s * (1 + 1e-12));
+  EXPECT_THROW(static_vs_dynamic(shorts, longs, 32, 5), ConfigError);
 }
 
 }  // namespace
