@@ -41,6 +41,7 @@ void add_kv_commands(CLI::App& app, const GlobalOptions& options, const Registry
 void add_model_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 void add_fabric_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 void add_report_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
+void add_prefill_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 
 // Registers every module's spec kinds and implementation families.
 void register_all(Registry& registry);

@@ -4,6 +4,7 @@
 #include "lightsim/kv/register.h"
 #include "lightsim/model/register.h"
 #include "lightsim/photonics/register.h"
+#include "lightsim/prefill/register.h"
 #include "lightsim/prism/register.h"
 #include "reproduce.h"
 
@@ -16,6 +17,7 @@ void register_all(Registry& registry) {
   model::register_all(registry);
   fabric::register_all(registry);
   prism::register_all(registry);
+  prefill::register_all(registry);
 }
 
 }  // namespace lightsim::cli

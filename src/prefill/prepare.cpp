@@ -1,0 +1,208 @@
+// Evaluator construction: the cost analysis reduced to per-operator coefficients, strided
+// topology views and routing skew tables (evaluate.h); plan validity rules.
+#include <algorithm>
+#include <cmath>
+
+#include "lightsim/model/params.h"
+#include "lightsim/prefill/evaluate.h"
+#include "routing.h"
+
+namespace lightsim::prefill {
+
+std::string_view compute_class_name(ComputeClass c) {
+  static constexpr std::array<std::string_view, kComputeClasses> names = {
+      "attention_projections", "attention_core", "dense_ffn",   "shared_experts",
+      "routed_experts",        "routing",        "elementwise", "embedding_head"};
+  return names[static_cast<std::size_t>(c)];
+}
+
+std::string_view comm_kind_name(CommKind c) {
+  static constexpr std::array<std::string_view, kCommKinds> names = {
+      "tp_all_reduce", "cp_ring", "cp_all_to_all", "ep_dispatch", "ep_combine", "pp_send"};
+  return names[static_cast<std::size_t>(c)];
+}
+
+double Result::compute_total() const {
+  double s = 0;
+  for (double v : compute) s += v;
+  return s;
+}
+double Result::comm_total() const {
+  double s = 0;
+  for (double v : comm) s += v;
+  return s;
+}
+double Result::exposed_total() const {
+  double s = 0;
+  for (double v : exposed) s += v;
+  return s;
+}
+
+namespace {
+
+using Role = Evaluator::Role;
+
+bool starts_with(const std::string& s, std::string_view p) {
+  return s.rfind(p, 0) == 0;
+}
+
+// Role and breakdown class of an operator of model::analyze, by its name (src/model/).
+std::pair<Role, ComputeClass> classify(const model::Operator& op, bool head_or_embedding) {
+  const std::string& n = op.name;
+  if (head_or_embedding) return {Role::sharded, ComputeClass::embedding_head};
+  if (starts_with(n, "experts_")) return {Role::experts, ComputeClass::routed_experts};
+  if (starts_with(n, "shared_")) return {Role::sharded, ComputeClass::shared_experts};
+  if (n == "router" || n == "topk_select" || n == "dispatch" || n == "combine")
+    return {Role::sharded, ComputeClass::routing};
+  if (n == "gate_up" || n == "act_mul" || n == "down")
+    return {Role::sharded, ComputeClass::dense_ffn};
+  if (n == "kv_b_proj") return {Role::kv_up, ComputeClass::attention_projections};
+  if (op.op_class == model::OpClass::attention) return {Role::core, ComputeClass::attention_core};
+  // Latent down-projections are not head-sharded: every TP rank computes them.
+  if (n == "q_a_proj" || n == "kv_a_proj")
+    return {Role::replicated, ComputeClass::attention_projections};
+  if (op.op_class == model::OpClass::matmul)
+    return {Role::sharded, ComputeClass::attention_projections};
+  return {Role::replicated, ComputeClass::elementwise};
+}
+
+std::vector<Evaluator::OpCoef> coefficients(const model::OpGroup& one, const model::OpGroup& two,
+                                            bool head_or_embedding, double matmul_peak,
+                                            double attention_peak, double other_peak) {
+  std::vector<Evaluator::OpCoef> out;
+  for (std::size_t i = 0; i < one.ops.size(); ++i) {
+    const model::Operator &a = one.ops[i], &b = two.ops[i];
+    Evaluator::OpCoef c;
+    std::tie(c.role, c.cls) = classify(a, head_or_embedding);
+    c.flops_seq = b.flops - a.flops;
+    c.flops_fixed = std::max(0.0, a.flops - c.flops_seq);
+    c.weight_bytes = a.weight_bytes;
+    c.bytes_seq = (b.bytes_read + b.bytes_written - b.weight_bytes) -
+                  (a.bytes_read + a.bytes_written - a.weight_bytes);
+    c.out_bytes_seq = b.bytes_written - a.bytes_written;
+    c.peak = a.op_class == model::OpClass::matmul      ? matmul_peak
+             : a.op_class == model::OpClass::attention ? attention_peak
+                                                       : other_peak;
+    out.push_back(c);
+  }
+  return out;
+}
+
+// Divisors of n, ascending.
+std::vector<std::int64_t> divisors(std::int64_t n) {
+  std::vector<std::int64_t> d;
+  for (std::int64_t i = 1; i <= n; ++i)
+    if (n % i == 0) d.push_back(i);
+  return d;
+}
+
+}  // namespace
+
+Evaluator::Evaluator(const ScenarioSpec& scenario, const model::Transformer& model,
+                     const fabric::Topology& topology, std::int64_t max_gpus)
+    : scenario_(scenario), model_(model), topology_(topology) {
+  LIGHTSIM_CHECK_AS(ConfigError, max_gpus >= 1, "max_gpus must be >= 1 (got {})", max_gpus);
+  const fabric::GpuSpec& gpu = topology.gpu;
+  const model::DTypePolicy& dt = scenario.dtypes;
+  const std::string act(model::dtype_name(dt.activations));
+  const std::string attn = scenario.attention_dtype.empty()
+                               ? std::string(model::dtype_name(dt.kv_cache))
+                               : scenario.attention_dtype;
+  matmul_peak_ = gpu.peak(act).si();
+  const double attention_peak = gpu.peak(attn).si();
+  const double other_peak = gpu.peak("bf16").si();
+  act_bytes_ = 2.0;  // TP all-reduce, combine and pipeline sends in BF16 (docs/prefill.md)
+  dispatch_bytes_ = model::bytes_per_value(dt.activations);
+  kv_bytes_ = model::bytes_per_value(dt.kv_cache);
+  kv_values_ = static_cast<double>(model::kv_values_per_token_per_layer(model));
+  expert_params_ = 3.0 * static_cast<double>(model.hidden * model.moe.expert_intermediate);
+  const model::ParameterCount params = model::count_parameters(model);
+  embedding_params_ = params.embedding;
+  head_params_ = params.lm_head > 0 ? params.lm_head : params.embedding;
+
+  // Two analyses of one and two requests separate per-launch (weights) from per-sequence
+  // terms; every term of model::analyze is linear in the sequence count at fixed length.
+  const std::int64_t S = scenario.sequence_length;
+  const model::CostReport one = model::analyze(model, dt, model::Workload::prefill(S, 1));
+  const model::CostReport two = model::analyze(model, dt, model::Workload::prefill(S, 2));
+  flops_per_request_ = one.flops;
+  layer_kind_.assign(model.layers.size(), -1);
+  for (std::size_t g = 0; g < one.groups.size(); ++g) {
+    const model::OpGroup& a = one.groups[g];
+    const bool edge = a.layers.empty();
+    auto ops = coefficients(a, two.groups[g], edge, matmul_peak_, attention_peak, other_peak);
+    if (edge) {
+      LayerKind& e = g == 0 ? embedding_ : head_;
+      e.ops = std::move(ops);
+      e.attention = false;
+      continue;
+    }
+    LayerKind kind;
+    kind.ops = std::move(ops);
+    kind.count = a.count();
+    kind.moe = model.layers[static_cast<std::size_t>(a.layers.front())].moe;
+    for (std::int64_t l : a.layers)
+      layer_kind_[static_cast<std::size_t>(l)] = static_cast<int>(kinds_.size());
+    kinds_.push_back(std::move(kind));
+  }
+
+  // Strided views: a group of stride s sees tier domains of D_j / s members.
+  strided_.resize(static_cast<std::size_t>(max_gpus) + 1);
+  for (std::int64_t s = 1; s <= max_gpus; ++s) {
+    fabric::Topology t = topology;
+    for (auto& tier : t.tiers) tier.domain_size = std::max<std::int64_t>(1, tier.domain_size / s);
+    strided_[static_cast<std::size_t>(s)] = std::move(t);
+  }
+
+  max_load_.assign(static_cast<std::size_t>(max_gpus) + 1, 0.0);
+  if (model.moe.routed_experts > 0) {
+    const auto loads = detail::expert_loads(scenario.routing, model.moe.routed_experts);
+    for (std::int64_t ep : divisors(max_gpus))
+      max_load_[static_cast<std::size_t>(ep)] = detail::max_rank_share(
+          loads, scenario.routing.redundant_experts, scenario.routing.placement, ep);
+  }
+}
+
+double Evaluator::max_rank_load(std::int64_t ep) const {
+  if (ep >= 1 && ep < static_cast<std::int64_t>(max_load_.size()) &&
+      max_load_[static_cast<std::size_t>(ep)] > 0)
+    return max_load_[static_cast<std::size_t>(ep)];
+  if (model_.moe.routed_experts == 0) return 1.0 / static_cast<double>(ep);
+  const auto loads = detail::expert_loads(scenario_.routing, model_.moe.routed_experts);
+  return detail::max_rank_share(loads, scenario_.routing.redundant_experts,
+                                scenario_.routing.placement, ep);
+}
+
+std::string Evaluator::validate(const Plan& p) const {
+  const std::int64_t heads = model_.attention.heads;
+  const std::int64_t layers = static_cast<std::int64_t>(model_.layers.size());
+  const std::int64_t n = p.gpus();
+  if (p.tp < 1 || p.cp < 1 || p.ep < 1 || p.edp < 1 || p.pp < 1 || p.dp < 1 || p.microbatches < 1)
+    return "every degree and the micro-batch count must be >= 1";
+  if (n > topology_.capacity())
+    return fmt::format("{} GPUs exceed the fabric's {}", n, topology_.capacity());
+  if (n >= static_cast<std::int64_t>(strided_.size()))
+    return fmt::format("{} GPUs exceed the evaluator's bound of {} GPUs", n, strided_.size() - 1);
+  if (p.stage() % (p.tp * p.cp) != 0)
+    return fmt::format("the stage's EP x EDP = {} GPUs are not a multiple of TP x CP = {}",
+                       p.stage(), p.tp * p.cp);
+  if (heads % p.tp != 0)
+    return fmt::format("TP={} does not divide the {} attention heads", p.tp, heads);
+  if (p.cp > 1 && p.cp_algorithm == CpAlgorithm::ulysses && heads % (p.tp * p.cp) != 0)
+    return fmt::format(
+        "Ulysses degree CP={} with TP={} needs {} head groups; the model has {} heads", p.cp, p.tp,
+        p.tp * p.cp, heads);
+  if (2 * p.cp > scenario_.sequence_length)
+    return fmt::format("CP={} needs >= {} tokens per sequence (two zig-zag chunks per rank)", p.cp,
+                       2 * p.cp);
+  if (p.pp > layers) return fmt::format("PP={} exceeds the {} layers", p.pp, layers);
+  if (p.microbatches < p.pp && p.pp > 1)
+    return fmt::format("MB={} leaves pipeline stages idle (needs >= PP={})", p.microbatches, p.pp);
+  if (model_.moe.routed_experts > 0 &&
+      p.ep > model_.moe.routed_experts + scenario_.routing.redundant_experts)
+    return fmt::format("EP={} exceeds the {} routed expert slots", p.ep,
+                       model_.moe.routed_experts + scenario_.routing.redundant_experts);
+  return "";
+}
+
+}  // namespace lightsim::prefill

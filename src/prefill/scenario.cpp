@@ -1,0 +1,128 @@
+// Spec fields of prefill scenarios and of the seed's study figures (scenario.h).
+#include "lightsim/prefill/scenario.h"
+
+#include <filesystem>
+
+namespace lightsim::prefill {
+
+void RoutingSpec::describe(config::Schema<RoutingSpec>& s) {
+  s.help("How routed tokens spread over experts and how experts are laid onto EP ranks.");
+  s.enumeration("distribution", &RoutingSpec::distribution,
+                {{"uniform", RoutingDistribution::uniform},
+                 {"zipf", RoutingDistribution::zipf},
+                 {"histogram", RoutingDistribution::histogram}},
+                "expert load distribution: uniform, zipf (p_i ~ 1/i^s), or histogram");
+  s.field("zipf_s", &RoutingSpec::zipf_s, "Zipf exponent s (0 = uniform)").range(0.0, 4.0);
+  s.field("histogram", &RoutingSpec::histogram,
+          "relative load of each routed expert (as many values as routed experts)")
+      .min(0.0);
+  s.enumeration("placement", &RoutingSpec::placement,
+                {{"round_robin", ExpertPlacement::round_robin},
+                 {"contiguous", ExpertPlacement::contiguous},
+                 {"balanced", ExpertPlacement::balanced}},
+                "expert placement on EP ranks: round_robin (i mod EP), contiguous (hot experts "
+                "together), balanced (greedy longest-first)");
+  s.field("redundant_experts", &RoutingSpec::redundant_experts,
+          "extra replicas given to the hottest experts (load balancer)")
+      .range(std::int64_t{0}, std::int64_t{100000});
+  s.rule([](const RoutingSpec& r) -> std::optional<std::string> {
+    if (r.distribution == RoutingDistribution::histogram && r.histogram.empty())
+      return "distribution 'histogram' needs a non-empty 'histogram' list";
+    return std::nullopt;
+  });
+}
+
+void ScenarioSpec::describe(config::Schema<ScenarioSpec>& s) {
+  s.help(
+      "A prefill scenario: model, number formats, request shape, routing, the fabrics and GPU "
+      "counts to study, and fixed communication-limited plans (docs/prefill.md).");
+  s.field("name", &ScenarioSpec::name, "display name").required();
+  s.field("description", &ScenarioSpec::description, "one line on what it studies");
+  s.field("model", &ScenarioSpec::model, "configs/models/NAME.json, or a config.json path")
+      .required();
+  s.field("dtypes", &ScenarioSpec::dtypes, "number formats (dtype_policy, e.g. {preset: fp4})");
+  s.field("attention_dtype", &ScenarioSpec::attention_dtype,
+          "format of the attention score/value products; empty = the KV-cache format")
+      .one_of({"", "bf16", "fp8", "fp4"});
+  s.field("sequence_length", &ScenarioSpec::sequence_length, "prompt tokens per request")
+      .range(std::int64_t{1}, std::int64_t{1} << 26);
+  s.field("requests", &ScenarioSpec::requests, "requests prefilled together (the batch)")
+      .range(std::int64_t{1}, std::int64_t{1} << 24);
+  s.field("routing", &ScenarioSpec::routing, "expert routing statistics");
+  s.field("ring_overlap", &ScenarioSpec::ring_overlap,
+          "ring context-parallel steps overlap attention compute");
+  s.field("two_microbatch_overlap", &ScenarioSpec::two_microbatch_overlap,
+          "expert all-to-all of one micro-batch overlaps compute of the other (DeepSeek)");
+  s.field("hbm_usable_fraction", &ScenarioSpec::hbm_usable_fraction,
+          "share of HBM available to weights, KV cache, activations and buffers")
+      .range(0.1, 1.0);
+  s.field("fabrics", &ScenarioSpec::fabrics,
+          "fabrics (configs/fabrics/) to compare; the first is the baseline")
+      .min_items(1);
+  s.field("gpu_counts", &ScenarioSpec::gpu_counts, "GPU counts studied")
+      .min_items(1)
+      .range(std::int64_t{1}, std::int64_t{1} << 20);
+  s.field("fixed_plans", &ScenarioSpec::fixed_plans,
+          "fixed plans (\"TP=1,EP=144,CP=1\") that force communication-limited placements");
+  s.field("seed_key", &ScenarioSpec::seed_key,
+          "which figures of configs/references/prefill_study_seed.yaml belong to it");
+}
+
+void SeedFigure::describe(config::Schema<SeedFigure>& s) {
+  s.help("One published figure of the seed's prefill study (a value or a range).");
+  s.field("scenario", &SeedFigure::scenario, "seed_key of the scenario, or 'all'").required();
+  s.field("figure", &SeedFigure::figure, "what it measures")
+      .one_of({"speedup", "speedup_stressed", "speedup_comm_limited", "speedup_production",
+               "tokens_per_s_per_gpu_baseline", "tokens_per_s_per_gpu_photonic"})
+      .required();
+  s.field("low", &SeedFigure::low, "value, or the low end of a range").min(0.0).required();
+  s.field("high", &SeedFigure::high, "high end of a range (= low for a value)").min(0.0).required();
+  s.field("text", &SeedFigure::text, "the seed's wording");
+  s.rule([](const SeedFigure& f) -> std::optional<std::string> {
+    if (f.high < f.low) return "'high' must be >= 'low'";
+    return std::nullopt;
+  });
+}
+
+void StudySeedReference::describe(config::Schema<StudySeedReference>& s) {
+  s.help(
+      "The seed's published prefill-study figures, printed beside computed values and never "
+      "used as inputs.");
+  s.field("source", &StudySeedReference::source, "where the figures come from");
+  s.field("figures", &StudySeedReference::figures, "the figures").min_items(1);
+}
+
+namespace {
+
+std::filesystem::path find_named(const std::string& name_or_file, std::string_view dir,
+                                 std::string_view ext, const config::LoadOptions& options,
+                                 std::string_view what) {
+  std::filesystem::path file = name_or_file;
+  if (!file.has_extension())
+    for (const auto& root : options.config_roots)
+      if (std::filesystem::exists(root / dir / (name_or_file + std::string(ext)))) {
+        file = root / dir / (name_or_file + std::string(ext));
+        break;
+      }
+  LIGHTSIM_CHECK_AS(InputError, std::filesystem::exists(file),
+                    "no {} '{}' (give a file or a name from configs/{}/)", what, name_or_file, dir);
+  return file;
+}
+
+}  // namespace
+
+ScenarioSpec load_scenario(const std::string& name_or_file, const config::LoadOptions& options) {
+  return config::load_spec<ScenarioSpec>(
+      find_named(name_or_file, "scenarios", ".yaml", options, "scenario"), options);
+}
+
+model::Transformer load_model(const std::string& name_or_file, const config::LoadOptions& options) {
+  return model::load_hf_config(find_named(name_or_file, "models", ".json", options, "model"));
+}
+
+StudySeedReference load_study_seed(const config::LoadOptions& options) {
+  return config::load_spec<StudySeedReference>(
+      find_named("prefill_study_seed", "references", ".yaml", options, "reference"), options);
+}
+
+}  // namespace lightsim::prefill

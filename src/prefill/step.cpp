@@ -1,0 +1,223 @@
+// Step time of one plan (evaluate.h). Formulas and sources: docs/prefill.md, "Step time".
+#include <algorithm>
+#include <cmath>
+
+#include "lightsim/fabric/collective.h"
+#include "lightsim/prefill/evaluate.h"
+
+namespace lightsim::prefill {
+namespace {
+
+using fabric::CollectiveOp;
+std::size_t idx(ComputeClass c) {
+  return static_cast<std::size_t>(c);
+}
+std::size_t idx(CommKind c) {
+  return static_cast<std::size_t>(c);
+}
+
+// Achievable roofline time of one kernel (fabric::GpuSpec efficiency curves).
+double kernel(const fabric::GpuSpec& gpu, double flops, double bytes, double peak) {
+  const double c = flops > 0 ? flops / (peak * gpu.gemm_efficiency(flops)) : 0.0;
+  const double m =
+      bytes > 0 ? bytes / (gpu.hbm_bandwidth.si() * gpu.memory_efficiency(bytes)) : 0.0;
+  return std::max(c, m);
+}
+
+// Ulysses degree of a CP algorithm: the part of CP done by head all-to-all.
+std::int64_t ulysses_degree(const Plan& p, std::int64_t heads, std::int64_t inner_domain) {
+  if (p.cp <= 1) return 1;
+  switch (p.cp_algorithm) {
+    case CpAlgorithm::ulysses:
+      return p.cp;
+    case CpAlgorithm::hybrid: {
+      std::int64_t u = 1;
+      for (std::int64_t d = 1; d <= p.cp; ++d)
+        if (p.cp % d == 0 && heads % (p.tp * d) == 0 && p.tp * d <= inner_domain) u = d;
+      return u;
+    }
+    default:
+      return 1;
+  }
+}
+
+// Sequence-scaling divisor and weight divisor of an operator role.
+struct Split {
+  double seq = 1, weight = 1;
+};
+
+}  // namespace
+
+// Dispatch or combine of `tokens` tokens per GPU to k experts each over `ep` ranks. Inside the
+// innermost domain every (token, expert) copy moves; a token crosses to each other domain
+// holding one of its experts once and is forwarded there on the inner tier, overlapped
+// (DeepEP's node-limited dispatch). With k experts uniform over m domains, a token reaches
+// (m - 1)(1 - (1 - 1/m)^k) other domains on average.
+fabric::CollectiveResult Evaluator::expert_all_to_all(std::int64_t ep, double tokens, double k,
+                                                      double bytes_per_value) const {
+  const double h = static_cast<double>(model_.hidden);
+  const std::int64_t inner = topology_.tiers.front().domain_size;
+  if (ep <= inner || topology_.tiers.size() < 2)
+    return fabric::collective(strided_[1], CollectiveOp::all_to_all, ep,
+                              tokens * k * h * bytes_per_value);
+  const auto local = fabric::collective(strided_[1], CollectiveOp::all_to_all, inner,
+                                        tokens * k * h * bytes_per_value);
+  std::size_t outer = 1;
+  while (outer + 1 < topology_.tiers.size() && topology_.tiers[outer].domain_size < ep) ++outer;
+  const fabric::Tier& tier = topology_.tiers[outer];
+  const double m = std::ceil(static_cast<double>(ep) / static_cast<double>(inner));
+  const double remote = (m - 1) * (1 - std::pow(1 - 1 / m, k));
+  fabric::CollectiveResult r;
+  r.feasible = true;
+  r.outer_tier = r.bounding_tier = static_cast<int>(outer);
+  r.time = tier.alpha + tokens * remote * h * bytes_per_value / (tier.bandwidth * tier.efficiency);
+  if (local.time > r.time) {
+    r.time = local.time;
+    r.bounding_tier = local.bounding_tier;
+  }
+  return r;
+}
+
+// Per-microbatch cost of one layer kind on one GPU; `x` = sequences per micro-batch per
+// attention group. Adds compute and communication (times `scale`) to `r`; returns seconds.
+double Evaluator::layer_time(const LayerKind& kind, const Plan& p, double x, Result& r,
+                             double scale) const {
+  const fabric::GpuSpec& gpu = topology_.gpu;
+  const double S = static_cast<double>(scenario_.sequence_length);
+  const double h = static_cast<double>(model_.hidden);
+  const double H = static_cast<double>(model_.attention.heads);
+  const double tp = static_cast<double>(p.tp), cp = static_cast<double>(p.cp);
+  const double ep = static_cast<double>(p.ep), adp = static_cast<double>(p.attention_dp());
+  const std::int64_t u = ulysses_degree(p, model_.attention.heads, topology_.tiers[0].domain_size);
+  const double kv_div = p.cp_algorithm == CpAlgorithm::ring_kv  ? 1.0
+                        : p.cp_algorithm == CpAlgorithm::hybrid ? static_cast<double>(u)
+                                                                : cp;
+  const double share = model_.moe.routed_experts > 0 ? max_rank_load(p.ep) : 1.0 / ep;
+  const double E = static_cast<double>(std::max<std::int64_t>(1, model_.moe.routed_experts));
+  const double slots =
+      std::ceil((E + static_cast<double>(scenario_.routing.redundant_experts)) / ep);
+  const bool tbo = scenario_.two_microbatch_overlap && kind.moe && p.ep > 1;
+  const double parts = tbo ? 2.0 : 1.0;
+
+  // Compute.
+  std::array<double, kComputeClasses> t{};
+  double kv_up = 0;  // latent up-projection time (part of attention_projections)
+  for (const OpCoef& op : kind.ops) {
+    Split s;
+    switch (op.role) {
+      case Role::replicated:
+        s = {cp, 1.0};
+        break;
+      case Role::sharded:
+      case Role::core:
+        s = {cp * tp, tp};
+        break;
+      case Role::kv_up:
+        s = {tp * kv_div, tp};
+        break;
+      case Role::experts:
+        s = {static_cast<double>(p.edp) / (adp * share), E / slots};
+        break;
+    }
+    const double seqs = x / s.seq / parts;
+    const double time = parts * kernel(gpu, op.flops_fixed + op.flops_seq * seqs,
+                                       op.weight_bytes / s.weight + op.bytes_seq * seqs, op.peak);
+    t[idx(op.cls)] += time;
+    if (op.role == Role::kv_up) kv_up += time;
+  }
+  double compute = 0;
+  for (std::size_t c = 0; c < kComputeClasses; ++c) {
+    r.compute[c] += scale * t[c];
+    compute += t[c];
+  }
+
+  auto add = [&](CommKind k, const fabric::CollectiveResult& c, double time, double exposed) {
+    r.comm[idx(k)] += scale * time;
+    r.exposed[idx(k)] += scale * exposed;
+    if (c.feasible && time > 0) r.tier[idx(k)] = c.bounding_tier;
+  };
+  auto run = [&](std::int64_t stride, CollectiveOp op, std::int64_t n, double bytes) {
+    return fabric::collective(strided_[static_cast<std::size_t>(stride)], op, n, bytes);
+  };
+  double exposed = 0;
+  const double tokens_group = x * S / cp;  // tokens of one CP rank per micro-batch
+
+  // Tensor parallelism: attention output and FFN output all-reduced in BF16, not overlapped.
+  if (p.tp > 1 && kind.attention) {
+    const auto c = run(1, CollectiveOp::all_reduce, p.tp, tokens_group * h * act_bytes_);
+    add(CommKind::tp_all_reduce, c, 2 * c.time, 2 * c.time);
+    exposed += 2 * c.time;
+  }
+
+  // Context parallelism.
+  double ring_hidden = 0;
+  if (p.cp > 1 && kind.attention) {
+    const bool mla = model_.attention.kind == model::AttentionKind::mla;
+    const double G = static_cast<double>(model_.attention.kv_heads);
+    const double d = static_cast<double>(model_.attention.head_dim);
+    const double qk =
+        mla ? static_cast<double>(model_.attention.qk_nope_dim + model_.attention.qk_rope_dim) : d;
+    const double vd = mla ? static_cast<double>(model_.attention.v_head_dim) : d;
+    if (u > 1) {  // Ulysses: q in and out back by all-to-all; K/V (or the MLA latent) gathered
+      const double a2a = tokens_group * (H / tp) * (qk + vd) * act_bytes_;
+      auto c = run(p.tp, CollectiveOp::all_to_all, u, a2a);
+      double time = c.time;
+      if (mla) {
+        const auto g = run(p.tp, CollectiveOp::all_gather, u,
+                           static_cast<double>(u) * tokens_group * kv_values_ * kv_bytes_);
+        time += g.time;
+      } else {
+        const auto g = run(p.tp, CollectiveOp::all_to_all, u,
+                           tokens_group * 2 * std::max(1.0, G / tp) * d * act_bytes_);
+        time += g.time;
+      }
+      add(CommKind::cp_all_to_all, c, time, time);
+      exposed += time;
+    }
+    const std::int64_t ring = p.cp / u;
+    if (ring > 1) {
+      const double tokens_ring = tokens_group * static_cast<double>(u);
+      double step_bytes = 0;
+      if (p.cp_algorithm == CpAlgorithm::ring_q)
+        step_bytes = tokens_group * (H / tp) * std::max(qk, vd + 2.0) * act_bytes_;
+      else if (mla)
+        step_bytes = tokens_ring * kv_values_ * kv_bytes_;
+      else
+        step_bytes =
+            tokens_ring * 2 * std::max(1.0, G / (tp * static_cast<double>(u))) * d * kv_bytes_;
+      const auto c = run(p.tp * u, CollectiveOp::send_recv, ring, step_bytes);
+      const double steps = static_cast<double>(ring - 1);
+      // Each ring step overlaps the attention products (and, passing the MLA latent, its
+      // up-projection) of the block already held: Liu et al. 2023, eq. in docs/prefill.md.
+      const double overlappable = (t[idx(ComputeClass::attention_core)] +
+                                   (p.cp_algorithm == CpAlgorithm::ring_q ? 0.0 : kv_up)) /
+                                  static_cast<double>(ring);
+      const double hidden = scenario_.ring_overlap ? steps * std::min(c.time, overlappable) : 0.0;
+      add(CommKind::cp_ring, c, steps * c.time, steps * c.time - hidden);
+      exposed += steps * c.time - hidden;
+      ring_hidden = hidden;
+    }
+  }
+
+  // Expert parallelism: dispatch (activation format) and combine (BF16) all-to-all; the most
+  // loaded rank receives share x EP times the mean, which sets the all-to-all time.
+  if (kind.moe && p.ep > 1) {
+    const double k = static_cast<double>(model_.moe.experts_per_token);
+    const double tokens_gpu = x * S / (cp * tp);
+    const double skew = std::max(1.0, share * ep);
+    const auto dc = expert_all_to_all(p.ep, tokens_gpu * skew, k, dispatch_bytes_);
+    const auto cc = expert_all_to_all(p.ep, tokens_gpu * skew, k, act_bytes_);
+    const double total = dc.time + cc.time;
+    double ep_exposed = total;
+    // Two-micro-batch overlap: one micro-batch's all-to-all runs under the other's compute
+    // (DeepSeek-V3 prefill); the steady-state layer takes max(compute, communication).
+    if (tbo) ep_exposed = std::max(0.0, total - (compute - ring_hidden));
+    const double f = total > 0 ? ep_exposed / total : 0.0;
+    add(CommKind::ep_dispatch, dc, dc.time, f * dc.time);
+    add(CommKind::ep_combine, cc, cc.time, f * cc.time);
+    exposed += ep_exposed;
+  }
+  return compute + exposed;
+}
+
+}  // namespace lightsim::prefill

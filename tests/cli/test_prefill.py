@@ -1,0 +1,65 @@
+"""`lightsim prefill run|plan|study` as a user runs them."""
+import unittest
+
+from clitest import CliTest, run
+
+
+class PrefillCli(CliTest):
+    def test_run_fixed_plan_json(self):
+        r = run("prefill", "run", "deepseek_h800", "--gpus", "32", "--plan", "TP=1,EP=32",
+                "--json")
+        self.assertExit(r, 0)
+        doc = r.json()
+        for key in ("ttft_s", "latency_s", "tokens_per_s_per_gpu", "mfu", "plan", "breakdown"):
+            self.assertIn(key, doc)
+        self.assertEqual(doc["plan"]["ep"], 32)
+        self.assertEqual(doc["breakdown"]["communication"]["ep_dispatch"]["tier"], "scale_out")
+        self.assertGreater(doc["tokens_per_s_per_gpu"], 0)
+
+    def test_run_scenario_prints_fabrics_and_seed(self):
+        r = run("prefill", "run", "seed_8k", "--gpus", "144")
+        self.assertExit(r, 0)
+        for text in ("seed_copper_1152", "photonic_4x_1152", "photonic_cpo_1152", "speedup",
+                     "beside the seed's figures", "2.2"):
+            self.assertIn(text, r.out)
+
+    def test_infeasible_plan_names_the_term(self):
+        r = run("prefill", "run", "deepseek_h800", "--gpus", "1", "--plan", "TP=1,EP=1",
+                "--json")
+        self.assertExit(r, 0)
+        doc = r.json()
+        self.assertFalse(doc["feasible"])
+        self.assertIn("weights overflows", doc["reason"])
+
+    def test_plan_search(self):
+        r = run("prefill", "plan", "deepseek_h800", "--gpus", "16", "32", "--json")
+        self.assertExit(r, 0)
+        doc = r.json()
+        self.assertEqual(len(doc["searches"]), 2)
+        self.assertGreater(doc["searches"][0]["evaluated"], 10)
+        self.assertTrue(doc["searches"][1]["best"]["feasible"])
+        self.assertGreaterEqual(len(doc["pareto_front"]), 1)
+
+    def test_crossover_and_kv(self):
+        r = run("prefill", "crossover", "llama3_8b", "seed_r1_840b_a42b", "--json")
+        self.assertExit(r, 0)
+        doc = r.json()
+        self.assertEqual([d["model"] for d in doc], ["llama3_8b", "seed_r1_840b_a42b"])
+        # dense GQA closed form 2 (6 h I + 5 I) / (4 H d + 5 H) - 1 ~ 42,600 tokens
+        self.assertAlmostEqual(doc[0]["crossover_tokens"], 42600, delta=5)
+        # MLA: 576 values x 60 layers x 1 B x 2^20 tokens
+        self.assertAlmostEqual(doc[1]["kv_cache_1m_tokens_fp8_B"], 576 * 60 * 2**20, delta=1)
+
+    def test_bad_input(self):
+        r = run("prefill", "run", "deepseek_h800", "--gpus", "32", "--plan", "TP=1,XP=2")
+        self.assertExit(r, 2)
+        self.assertIn("XP", r.err)
+        r = run("prefill", "run", "no_such_scenario")
+        self.assertExit(r, 2)
+        self.assertIn("no_such_scenario", r.err)
+        r = run("prefill", "run", "deepseek_h800", "--gpus", "32", "--plan", "TP=1,EP=16,DP=1")
+        self.assertExit(r, 2)
+
+
+if __name__ == "__main__":
+    unittest.main()

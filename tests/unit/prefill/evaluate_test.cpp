@@ -1,0 +1,135 @@
+// Plan evaluation: the acceptance limits of issue 7 and the structure of results.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "lightsim/core/error.h"
+#include "lightsim/prefill/questions.h"
+#include "lightsim/prefill/report.h"
+#include "lightsim/prefill/search.h"
+#include "prefill_support.h"
+
+namespace lightsim::prefill {
+namespace {
+
+TEST(Evaluate, OneGpuHasNoCommunication) {
+  // A MoE model that fits one seed GPU at FP4 (235B x 0.5625 B = 132 GB).
+  const ScenarioSpec s = testing::scenario("qwen3_235b_a22b", 4096, 2, "fp4");
+  const Evaluator ev(s, testing::model("qwen3_235b_a22b"), testing::topology("seed_copper_1152"),
+                     1);
+  const Result r = ev.evaluate(parse_plan("TP=1,EP=1,CP=1", 1));
+  ASSERT_TRUE(r.feasible) << r.reason;
+  EXPECT_EQ(r.comm_total(), 0.0);
+  EXPECT_EQ(r.exposed_total(), 0.0);
+  EXPECT_NEAR(r.latency_s, r.compute_total(), 1e-12 * r.latency_s);
+  EXPECT_GT(r.mfu, 0.0);
+  EXPECT_LT(r.mfu, 1.0);
+}
+
+TEST(Evaluate, InfeasiblePlanNamesTheOverflowingTerm) {
+  // DeepSeek-V3 at FP8 (~671 GB of weights) cannot sit on one 80 GB H800.
+  const Evaluator big(testing::scenario("deepseek_v3", 4096, 1, "fp8"),
+                      testing::model("deepseek_v3"), testing::topology("hgx_h800"), 8);
+  Result r = big.evaluate(parse_plan("TP=1,EP=1", 1));
+  EXPECT_FALSE(r.feasible);
+  EXPECT_NE(r.reason.find("weights overflows"), std::string::npos) << r.reason;
+  EXPECT_GT(r.memory.weights, r.memory.capacity);
+  // Llama-3-8B weights fit; one 1M-token sequence's BF16 KV cache (128 KiB/token) does not.
+  const Evaluator longctx(testing::scenario("llama3_8b", 1 << 20, 1, "bf16"),
+                          testing::model("llama3_8b"), testing::topology("hgx_h800"), 8);
+  r = longctx.evaluate(parse_plan("TP=1", 1));
+  EXPECT_FALSE(r.feasible);
+  EXPECT_NE(r.reason.find("kv_cache overflows"), std::string::npos) << r.reason;
+  // Split over 8 GPUs of context parallelism it fits.
+  r = longctx.evaluate(parse_plan("TP=1,CP=8", 8));
+  EXPECT_TRUE(r.feasible) << r.reason;
+}
+
+TEST(Evaluate, ZipfZeroIsUniform) {
+  ScenarioSpec s = testing::scenario("deepseek_v3", 4096, 64, "fp8");
+  const auto m = testing::model("deepseek_v3");
+  const auto t = testing::topology("hgx_h800");
+  const Plan plan = parse_plan("TP=1,EP=32", 32);
+  const Result uniform = Evaluator(s, m, t, 32).evaluate(plan);
+  s.routing.distribution = RoutingDistribution::zipf;
+  s.routing.zipf_s = 0.0;
+  const Result zipf0 = Evaluator(s, m, t, 32).evaluate(plan);
+  ASSERT_TRUE(uniform.feasible) << uniform.reason;
+  EXPECT_EQ(zipf0.latency_s, uniform.latency_s);
+  EXPECT_EQ(zipf0.expert_skew, uniform.expert_skew);
+  EXPECT_DOUBLE_EQ(uniform.expert_skew, 1.0);  // 256 experts over 32 ranks
+  // Skewed routing makes the most loaded rank the straggler ...
+  s.routing.zipf_s = 1.0;
+  const Result skewed = Evaluator(s, m, t, 32).evaluate(plan);
+  EXPECT_GT(skewed.expert_skew, 2.0);
+  EXPECT_GT(skewed.latency_s, uniform.latency_s);
+  // ... and replicating hot experts with balanced placement wins most of it back.
+  s.routing.redundant_experts = 32;
+  s.routing.placement = ExpertPlacement::balanced;
+  const Result balanced = Evaluator(s, m, t, 32).evaluate(plan);
+  EXPECT_LT(balanced.expert_skew, 1.2);
+  EXPECT_LT(balanced.latency_s, skewed.latency_s);
+}
+
+TEST(Evaluate, JsonCarriesTheIssueFields) {
+  const ScenarioSpec s = testing::scenario("deepseek_v3", 4096, 64, "fp8");
+  const auto t = testing::topology("hgx_h800");
+  const Evaluator ev(s, testing::model("deepseek_v3"), t, 32);
+  const Json j = result_json(ev.evaluate(parse_plan("TP=1,EP=32", 32)), t);
+  for (const char* key :
+       {"ttft_s", "latency_s", "tokens_per_s_per_gpu", "mfu", "plan", "breakdown"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["breakdown"]["communication"]["ep_dispatch"]["tier"], "scale_out");
+  // compute + exposed communication + pipeline fill = latency
+  const double sum = j["breakdown"]["compute_total_s"].get<double>() +
+                     j["breakdown"]["exposed_total_s"].get<double>() +
+                     j["breakdown"]["pipeline_fill_s"].get<double>();
+  EXPECT_NEAR(sum, j["latency_s"].get<double>(), 1e-9 * sum);
+}
+
+TEST(Search, FindsTheBestEvaluatedPlan) {
+  const ScenarioSpec s = testing::scenario("deepseek_v3", 4096, 256, "fp8");
+  const Evaluator ev(s, testing::model("deepseek_v3"), testing::topology("hgx_h800"), 64);
+  const SearchResult r = search(ev, 64);
+  ASSERT_TRUE(r.best.feasible) << r.best.reason;
+  EXPECT_GT(r.evaluated, 50);
+  EXPECT_LE(r.feasible, r.evaluated);
+  EXPECT_EQ(r.best.gpus, 64);
+  for (const Plan& p : enumerate_plans(ev, 64)) {
+    EXPECT_EQ(p.gpus(), 64);
+    const Result x = ev.evaluate(p);
+    if (x.feasible) {
+      EXPECT_GE(x.latency_s, r.best.latency_s);
+    }
+  }
+  std::vector<SearchResult> counts = {search(ev, 16), search(ev, 32), r};
+  const auto front = pareto_front(counts);
+  ASSERT_FALSE(front.empty());
+  for (std::size_t i = 1; i < front.size(); ++i)
+    EXPECT_LT(counts[front[i]].best.latency_s, counts[front[i - 1]].best.latency_s);
+}
+
+}  // namespace
+}  // namespace lightsim::prefill
+
+namespace lightsim::prefill {
+namespace {
+
+TEST(Mixed, StaticPartitionsAgainstDynamicSwitching) {
+  const auto m = testing::model("deepseek_v3");
+  const auto t = testing::topology("hgx_h800");
+  const Evaluator shorts(testing::scenario("deepseek_v3", 4096, 64, "fp8"), m, t, 32);
+  const Evaluator longs(testing::scenario("deepseek_v3", 65536, 4, "fp8"), m, t, 32);
+  const MixedResult r = static_vs_dynamic(shorts, longs, 32, 8);
+  ASSERT_TRUE(r.feasible) << r.reason;
+  EXPECT_EQ(r.static_short_gpus + r.static_long_gpus, 32);
+  EXPECT_EQ(r.searches, 2 + 2 * 3);
+  // Dynamic runs both shapes one after the other on all GPUs: its makespan is the sum of
+  // the two full-machine latencies, each no longer than the same shape on a partition.
+  EXPECT_GT(r.dynamic_makespan_s, r.dynamic_long_ttft_s);
+  EXPECT_LE(r.dynamic_long_ttft_s, r.static_long_ttft_s * (1 + 1e-12));
+  EXPECT_THROW(static_vs_dynamic(shorts, longs, 32, 5), ConfigError);
+}
+
+}  // namespace
+}  // namespace lightsim::prefill
