@@ -1,10 +1,17 @@
 // The prism module's spec kinds, registered explicitly (docs/architecture.md).
 #include "lightsim/prism/register.h"
 
+#include "lightsim/prism/accelerator.h"
+
 namespace lightsim::prism {
 
 void register_all(Registry& registry) {
-  (void)registry;  // the accelerator, thermal and calibration specs are added here
+  registry.add_spec<AcceleratorSpec>();
+  registry.add_spec<ProgrammingSpec>();
+  registry.add_spec<SelectionSpec>();
+  registry.add_spec<ElectronicsSpec>();
+  registry.add_spec<InterposerSpec>();
+  registry.add_spec<AreaSpec>();
 }
 
 }  // namespace lightsim::prism
