@@ -47,6 +47,7 @@ int run(int argc, char** argv) {
   add_kv_commands(app, options, registry);
   add_model_commands(app, options, registry);
   add_fabric_commands(app, options, registry);
+  add_prism_commands(app, options, registry);
 
   try {
     app.parse(argc, argv);
