@@ -1,12 +1,19 @@
 // The prism module's spec kinds, registered explicitly (docs/architecture.md).
 #include "lightsim/prism/register.h"
 
+#include "lightsim/prism/accelerator.h"
 #include "lightsim/prism/calibration.h"
 #include "lightsim/prism/thermal.h"
 
 namespace lightsim::prism {
 
 void register_all(Registry& registry) {
+  registry.add_spec<AcceleratorSpec>();
+  registry.add_spec<ProgrammingSpec>();
+  registry.add_spec<SelectionSpec>();
+  registry.add_spec<ElectronicsSpec>();
+  registry.add_spec<InterposerSpec>();
+  registry.add_spec<AreaSpec>();
   registry.add_spec<ThermalSpec>();
   registry.add_spec<CalibrationSpec>();
 }
