@@ -3,8 +3,10 @@
 
 #include "lightsim/kv/register.h"
 #include "lightsim/prism/accelerator.h"
+#include "lightsim/prism/calibration.h"
 #include "lightsim/prism/cost.h"
 #include "lightsim/prism/scorer.h"
+#include "lightsim/prism/thermal.h"
 
 namespace lightsim::prism {
 
@@ -18,6 +20,8 @@ void register_all(Registry& registry) {
   registry.add_spec<PrismSeedReference>();
   register_scorer(registry.family<kv::ScorerFactory>(
       kv::kScorerFamily, "KV block scorers: rank a head's blocks for a decode query"));
+  registry.add_spec<ThermalSpec>();
+  registry.add_spec<CalibrationSpec>();
 }
 
 }  // namespace lightsim::prism
