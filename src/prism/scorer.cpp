@@ -124,13 +124,21 @@ std::unique_ptr<kv::Scorer> make_prism_scorer(const kv::ScorerOptions& options) 
 }
 
 void select_top_k(std::span<const float> scores, std::size_t k, std::vector<std::uint32_t>& order) {
+  // One scan keeping the best k in descending order (insertion when a score beats the k-th):
+  // the streaming comparator of the digital interface, O(N) compares plus ~k ln(N/k) inserts.
+  k = std::min(k, scores.size());
   order.resize(scores.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::uint32_t>(i);
-  k = std::min(k, order.size());
-  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(),
-                    [&](std::uint32_t a, std::uint32_t b) {
-                      return scores[a] > scores[b] || (scores[a] == scores[b] && a < b);
-                    });
+  std::size_t filled = 0;
+  for (std::uint32_t i = 0; i < scores.size(); ++i) {
+    const float v = scores[i];
+    if (filled == k && !(v > scores[order[k - 1]])) continue;  // ties keep the lower index
+    std::size_t pos = filled < k ? filled++ : k - 1;
+    while (pos > 0 && v > scores[order[pos - 1]]) {
+      order[pos] = order[pos - 1];
+      --pos;
+    }
+    order[pos] = i;
+  }
 }
 
 void register_scorer(kv::ScorerFamily& family) {
