@@ -115,7 +115,7 @@ TEST(PrismScorer, StreamingTopKMatchesTheKvTopK) {
   for (int i = 0; i < 100; ++i) s[static_cast<std::size_t>(i * 7)] = 0.5f;  // ties
   const kv::BlockLayout layout(1000, kv::BlockOptions{1, 0, 0});
   std::vector<std::uint32_t> order;
-  for (std::size_t k : {1, 32, 1000}) {
+  for (std::size_t k : {1, 7, 32, 64, 100, 1000}) {
     select_top_k(s, k, order);
     const auto ref = kv::top_k_blocks(s, layout, k);
     ASSERT_EQ(ref.size(), k);
