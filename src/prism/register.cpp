@@ -16,6 +16,7 @@ void register_all(Registry& registry) {
   registry.add_spec<AreaSpec>();
   registry.add_spec<ThermalSpec>();
   registry.add_spec<CalibrationSpec>();
+  registry.add_spec<ThermalSeedReference>();
 }
 
 }  // namespace lightsim::prism
