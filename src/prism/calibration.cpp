@@ -95,6 +95,7 @@ RowLock lock_row(const CalibrationSpec& spec, LockRange range, double c,
       bias[u] = r.correction;
       row.max_iterations = std::max(row.max_iterations, r.iterations);
       row.iterations += r.iterations;
+      row.lock_iterations += r.iterations;
       ++row.locks;
       results[u] = std::move(r);
     }
@@ -133,7 +134,7 @@ CalibrationReport calibrate_bank(const photonics::DeviceSpec& device, const Cali
   const double c = heater ? device.tuning.thermal_crosstalk : 0.0;
   rep.rings.resize(n);
   std::vector<double> bias(n, 0.0);
-  long iterations = 0, locks = 0;
+  long iterations = 0, lock_iterations = 0, locks = 0;
   double row_time = 0.0;
   const auto d = static_cast<std::size_t>(rep.channels);
   for (int r = 0; r < rep.rows; ++r) {
@@ -145,13 +146,14 @@ CalibrationReport calibrate_bank(const photonics::DeviceSpec& device, const Cali
     rep.sweeps = std::max(rep.sweeps, row.sweeps);
     rep.max_iterations = std::max(rep.max_iterations, row.max_iterations);
     iterations += row.iterations;
+    lock_iterations += row.lock_iterations;
     locks += row.locks;
     row_time = std::max(row_time, static_cast<double>(row.iterations) * spec.iteration_time.si());
   }
   rep.time = row_time;
   rep.energy = static_cast<double>(iterations) * spec.iteration_energy.si();
   rep.mean_iterations =
-      locks > 0 ? static_cast<double>(iterations) / static_cast<double>(locks) : 0.0;
+      locks > 0 ? static_cast<double>(lock_iterations) / static_cast<double>(locks) : 0.0;
   double sum2 = 0.0;
   for (std::size_t i = 0; i < n; ++i) {
     const LockResult& lr = rep.rings[i];

@@ -38,7 +38,7 @@ ElectricalImpairments electrical_impairments(const photonics::DeviceSpec& device
   out.weight_sigma = photonics::ring_of(device).max_weight_slope() * out.resonance_sigma;
   // Jitter: an integrate-and-dump window of length T with both edges jittered (independent)
   // collects a charge error I sqrt(2) sigma_t out of I T; sampling a full-scale sine at the
-  // TIA bandwidth gives SNR = -20 log10(2 pi f sigma_t) (Kester, ADI MT-008).
+  // TIA bandwidth gives SNR = -20 log10(2 pi f sigma_t) (W. Kester, ADI tutorial MT-007).
   out.jitter = spec.clock.jitter.si();
   out.integration_error = std::numbers::sqrt2 * out.jitter / device.tia.integration_window.si();
   const double x = 2.0 * std::numbers::pi * device.tia.bandwidth.si() * out.jitter;
