@@ -40,6 +40,7 @@ void add_photonics_commands(CLI::App& app, const GlobalOptions& options, const R
 void add_kv_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 void add_model_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 void add_fabric_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
+void add_prism_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 // Adds `thermal` and `calibrate` to the `prism` command group.
 void add_prism_thermal_commands(CLI::App& prism, const GlobalOptions& options,
                                 const Registry& registry);

@@ -47,11 +47,7 @@ int run(int argc, char** argv) {
   add_kv_commands(app, options, registry);
   add_model_commands(app, options, registry);
   add_fabric_commands(app, options, registry);
-  {  // until the prism command group (prism_commands.cpp) is merged
-    CLI::App* prism = app.add_subcommand("prism", "The Prism KV-selection accelerator");
-    prism->require_subcommand(1);
-    add_prism_thermal_commands(*prism, options, registry);
-  }
+  add_prism_commands(app, options, registry);
 
   try {
     app.parse(argc, argv);

@@ -1,7 +1,11 @@
 // Spec descriptions of the accelerator and its sub-specs (see accelerator.h).
 #include "lightsim/prism/accelerator.h"
 
+#include <filesystem>
+
 #include <fmt/format.h>
+
+#include "lightsim/core/error.h"
 
 namespace lightsim::prism {
 
@@ -144,6 +148,8 @@ void AcceleratorSpec::describe(config::Schema<AcceleratorSpec>& s) {
   s.field("electronics", &AcceleratorSpec::electronics, "converters, drivers, amplifiers");
   s.field("interposer", &AcceleratorSpec::interposer, "multi-chip fan-out");
   s.field("area", &AcceleratorSpec::area, "component areas");
+  s.field("impairments", &AcceleratorSpec::impairments,
+          "impairments the Prism scorer draws for each bank (one Monte-Carlo state per KV head)");
   s.rule([](const AcceleratorSpec& a) -> std::optional<std::string> {
     if (a.selection.top_k > scored_rows(a))
       return fmt::format("selection.top_k ({}) exceeds the logical rows ({})", a.selection.top_k,
@@ -166,6 +172,21 @@ int scored_rows(const AcceleratorSpec& a) {
 int passes(const AcceleratorSpec& a) {
   const int per_pass = physical_rows(a) * a.interposer.chips;
   return (scored_rows(a) + per_pass - 1) / per_pass;
+}
+
+AcceleratorSpec load_accelerator(const std::string& name_or_file,
+                                 const config::LoadOptions& options) {
+  std::filesystem::path file = name_or_file;
+  if (!file.has_extension())
+    for (const auto& root : options.config_roots)
+      if (std::filesystem::exists(root / "accelerators" / (name_or_file + ".yaml"))) {
+        file = root / "accelerators" / (name_or_file + ".yaml");
+        break;
+      }
+  LIGHTSIM_CHECK_AS(InputError, std::filesystem::exists(file),
+                    "no accelerator '{}' (give a file or a name from configs/accelerators/)",
+                    name_or_file);
+  return config::load_spec<AcceleratorSpec>(file, options);
 }
 
 std::string to_string(BankSharing b) {

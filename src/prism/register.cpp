@@ -1,8 +1,11 @@
 // The prism module's spec kinds, registered explicitly (docs/architecture.md).
 #include "lightsim/prism/register.h"
 
+#include "lightsim/kv/register.h"
 #include "lightsim/prism/accelerator.h"
 #include "lightsim/prism/calibration.h"
+#include "lightsim/prism/cost.h"
+#include "lightsim/prism/scorer.h"
 #include "lightsim/prism/thermal.h"
 
 namespace lightsim::prism {
@@ -14,6 +17,9 @@ void register_all(Registry& registry) {
   registry.add_spec<ElectronicsSpec>();
   registry.add_spec<InterposerSpec>();
   registry.add_spec<AreaSpec>();
+  registry.add_spec<PrismSeedReference>();
+  register_scorer(registry.family<kv::ScorerFactory>(
+      kv::kScorerFamily, "KV block scorers: rank a head's blocks for a decode query"));
   registry.add_spec<ThermalSpec>();
   registry.add_spec<CalibrationSpec>();
   registry.add_spec<ThermalSeedReference>();

@@ -12,6 +12,7 @@
 #include "lightsim/core/config.h"
 #include "lightsim/core/units.h"
 #include "lightsim/photonics/device.h"
+#include "lightsim/photonics/mvm.h"
 
 namespace lightsim::prism {
 
@@ -102,6 +103,8 @@ struct AcceleratorSpec {
   ElectronicsSpec electronics;
   InterposerSpec interposer;
   AreaSpec area;
+  // The operating impairment state the Prism scorer draws per bank (photonics ImpairmentSpec).
+  photonics::ImpairmentSpec impairments;
 
   static void describe(config::Schema<AcceleratorSpec>& s);
 };
@@ -111,6 +114,10 @@ int physical_rows(const AcceleratorSpec& a);  // per chip
 int scored_rows(const AcceleratorSpec& a);    // logical rows (blocks) per query
 // Passes of time multiplexing: ceil(logical / (physical x chips)).
 int passes(const AcceleratorSpec& a);
+
+// Loads `name_or_file`: a YAML file, or NAME for <config root>/accelerators/NAME.yaml.
+AcceleratorSpec load_accelerator(const std::string& name_or_file,
+                                 const config::LoadOptions& options);
 
 std::string to_string(BankSharing b);
 std::string to_string(FanoutTopology t);
