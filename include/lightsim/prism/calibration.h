@@ -78,9 +78,10 @@ LockResult lock_ring(const CalibrationSpec& spec, LockRange range, double offset
 // ring is within target or max_sweeps; results[j].residual is then the final error.
 struct RowLock {
   int sweeps = 0;
-  int max_iterations = 0;  // most iterations one ring's lock took
-  long iterations = 0;     // all measurements of the row (locks and checks)
-  long locks = 0;          // ring locks performed
+  int max_iterations = 0;    // most iterations one ring's lock took
+  long iterations = 0;       // all measurements of the row (locks and checks)
+  long locks = 0;            // ring locks performed
+  long lock_iterations = 0;  // measurements of the locks alone (checks excluded)
 };
 RowLock lock_row(const CalibrationSpec& spec, LockRange range, double crosstalk,
                  std::span<const double> raw, std::span<double> bias, std::span<LockResult> results,
@@ -93,7 +94,7 @@ struct CalibrationReport {
   int locked = 0, failed = 0;
   int sweeps = 0;                 // passes over each row (thermal crosstalk)
   int max_iterations = 0;         // most iterations any ring's lock took in one sweep
-  double mean_iterations = 0.0;   // per ring and sweep
+  double mean_iterations = 0.0;   // per ring lock (sweep re-reads excluded)
   double time = 0.0;              // s; rows in parallel, rings of a row one after the other
   double energy = 0.0;            // J, all iterations
   double residual_rms = 0.0;      // m, over locked rings
