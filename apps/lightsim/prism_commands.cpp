@@ -101,9 +101,10 @@ void print_timeline(const std::string& name, const prism::Timeline& t) {
 
 }  // namespace
 
-void add_prism_commands(CLI::App& app, const GlobalOptions& options, const Registry&) {
+void add_prism_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry) {
   CLI::App* prism = app.add_subcommand("prism", "The Prism photonic KV-block selector");
   prism->require_subcommand(1);
+  add_prism_thermal_commands(*prism, options, registry);  // thermal, calibrate
 
   auto* cost = prism->add_subcommand(
       "cost", "Energy per query by component, static power, latency and area (JSON: cost table)");

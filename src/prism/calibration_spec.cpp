@@ -10,6 +10,10 @@ void CalibrationSpec::describe(config::Schema<CalibrationSpec>& s) {
   s.field("target", &CalibrationSpec::target,
           "+- lock tolerance on the resonance (the seed: 2 pm, ~6-bit weights)")
       .positive();
+  s.field("initial_error", &CalibrationSpec::initial_error,
+          "+- bound of each ring's resonance error before its first lock (uniform; the device's "
+          "requirements.fabrication_trim when larger)")
+      .min("0 pm");
   s.field("max_iterations", &CalibrationSpec::max_iterations,
           "binary-search steps allowed per ring and lock")
       .range(1, 64);

@@ -22,6 +22,7 @@ void register_all(Registry& registry) {
       kv::kScorerFamily, "KV block scorers: rank a head's blocks for a decode query"));
   registry.add_spec<ThermalSpec>();
   registry.add_spec<CalibrationSpec>();
+  registry.add_spec<ThermalSeedReference>();
 }
 
 }  // namespace lightsim::prism

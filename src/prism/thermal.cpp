@@ -116,6 +116,28 @@ void ThermalSpec::describe(config::Schema<ThermalSpec>& s) {
   });
 }
 
+void ThermalSeedReference::describe(config::Schema<ThermalSeedReference>& s) {
+  s.help("The seed's thermal and control figures, printed beside computed values (never inputs).");
+  s.field("source", &ThermalSeedReference::source, "where the figures come from").required();
+  s.field("control_needed", &ThermalSeedReference::control_needed, "+- control the design needs")
+      .required();
+  s.field("tec_stability", &ThermalSeedReference::tec_stability, "+- stability of the TEC")
+      .required();
+  s.field("tec_power", &ThermalSeedReference::tec_power, "TEC power").required();
+  s.field("package_resistance", &ThermalSeedReference::package_resistance,
+          "package thermal resistance")
+      .required();
+  s.field("sensor_resolution", &ThermalSeedReference::sensor_resolution,
+          "temperature-map resolution")
+      .required();
+  s.field("rings_per_sensor", &ThermalSeedReference::rings_per_sensor, "rings per sensor")
+      .required();
+  s.field("lock_target", &ThermalSeedReference::lock_target, "+- bias-calibration lock").required();
+  s.field("supply_noise", &ThermalSeedReference::supply_noise, "peak-to-peak supply noise")
+      .required();
+  s.field("clock_jitter", &ThermalSeedReference::clock_jitter, "rms clock jitter").required();
+}
+
 double tec_cop(double t_cold, double t_hot, double zt, double max_cop) {
   const double dt = t_hot - t_cold;
   if (dt <= 0.0) return max_cop;

@@ -28,7 +28,10 @@ enum class RecalibrationTrigger { periodic, temperature, both };
 struct CalibrationSpec {
   static constexpr std::string_view kind = "calibration";
 
-  Length target = Length::si(2e-12);             // +- lock tolerance on the resonance
+  Length target = Length::si(2e-12);  // +- lock tolerance on the resonance
+  // Each ring's resonance error before its first lock, uniform in +-this (fabrication residue
+  // after trimming, programming error); the device's fabrication_trim is used when larger.
+  Length initial_error = Length::si(10e-12);
   int max_iterations = 16;                       // binary-search steps allowed per ring and lock
   Time iteration_time = Time::si(1e-6);          // set bias, settle, measure the error sign
   Energy iteration_energy = Energy::si(20e-12);  // DAC write + monitor conversion
@@ -69,6 +72,21 @@ struct LockResult {
 LockResult lock_ring(const CalibrationSpec& spec, LockRange range, double offset,
                      RandomStream& noise);
 
+// Locking the rings of one row in order. With thermal crosstalk c (thermo-optic), ring j sees
+// raw[j] + bias[j] + sum_{k != j} c^|j-k| bias[k]; `bias` holds each ring's correction (in/out).
+// With c > 0 the row is swept again (each ring re-read once, one iteration each) until every
+// ring is within target or max_sweeps; results[j].residual is then the final error.
+struct RowLock {
+  int sweeps = 0;
+  int max_iterations = 0;    // most iterations one ring's lock took
+  long iterations = 0;       // all measurements of the row (locks and checks)
+  long locks = 0;            // ring locks performed
+  long lock_iterations = 0;  // measurements of the locks alone (checks excluded)
+};
+RowLock lock_row(const CalibrationSpec& spec, LockRange range, double crosstalk,
+                 std::span<const double> raw, std::span<double> bias, std::span<LockResult> results,
+                 RandomStream& noise);
+
 // Statistics of locking every ring of a bank.
 struct CalibrationReport {
   std::vector<LockResult> rings;  // rows x channels, row-major
@@ -76,7 +94,7 @@ struct CalibrationReport {
   int locked = 0, failed = 0;
   int sweeps = 0;                 // passes over each row (thermal crosstalk)
   int max_iterations = 0;         // most iterations any ring's lock took in one sweep
-  double mean_iterations = 0.0;   // per ring and sweep
+  double mean_iterations = 0.0;   // per ring lock (sweep re-reads excluded)
   double time = 0.0;              // s; rows in parallel, rings of a row one after the other
   double energy = 0.0;            // J, all iterations
   double residual_rms = 0.0;      // m, over locked rings

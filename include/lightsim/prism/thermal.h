@@ -12,12 +12,20 @@
 //   COP = (T_c / dT) (M - T_h / T_c) / (M + 1),  M = sqrt(1 + Z T_mean),  dT = T_h - T_c > 0.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "lightsim/core/config.h"
 #include "lightsim/core/units.h"
+#include "lightsim/photonics/mvm.h"
+#include "lightsim/prism/calibration.h"
+
+namespace lightsim::photonics {
+struct DeviceSpec;
+}
 
 namespace lightsim::prism {
 
@@ -105,6 +113,23 @@ struct ThermalSpec {
   static void describe(config::Schema<ThermalSpec>& s);
 };
 
+// The seed's thermal and control figures (../shared/SPEC.md sections 1.3, 1.5, 1.7), read from
+// configs/references/prism_thermal_seed.yaml and printed beside computed values. Never inputs.
+struct ThermalSeedReference {
+  static constexpr std::string_view kind = "prism_thermal_seed_reference";
+  std::string source;
+  TemperatureDelta control_needed;  // +- control the design needs
+  TemperatureDelta tec_stability;   // +- stability the two-stage TEC achieves
+  Power tec_power;                  // TEC power
+  ThermalResistance package_resistance;
+  TemperatureDelta sensor_resolution;
+  int rings_per_sensor = 0;
+  Length lock_target;    // +- bias-calibration lock
+  Voltage supply_noise;  // peak-to-peak
+  Time clock_jitter;     // rms
+  static void describe(config::Schema<ThermalSeedReference>& s);
+};
+
 // One TEC stage at a steady operating point.
 struct TecStagePoint {
   double cold = 0.0;        // degC, cold side
@@ -140,5 +165,86 @@ double tec_cop(double t_cold, double t_hot, double zt, double max_cop);
 // Residual amplitude after a first-order loop of bandwidth f_c for a sinusoid of amplitude
 // `amplitude` at frequency f: amplitude * f / sqrt(f^2 + f_c^2).
 double loop_suppression(double amplitude, double f, double f_c);
+
+// Heat dissipated on the chip: electronics_power plus the tuners' static power (Pockels:
+// static_power per ring; heaters: half of max_heater_power per ring, the mid-range bias).
+Power chip_heat(const photonics::DeviceSpec& device, const ThermalSpec& spec);
+
+// ---- electrical impairments --------------------------------------------------------------
+
+// Effect of tuning-supply noise and clock jitter (docs/thermal.md, "Supply noise and jitter").
+struct ElectricalImpairments {
+  double supply_sigma = 0.0;       // V rms on the tuning supply (peak-to-peak / 6)
+  double resonance_sigma = 0.0;    // m rms resonance jitter it causes
+  double weight_sigma = 0.0;       // weight rms at the ring's steepest slope
+  double jitter = 0.0;             // s rms
+  double integration_error = 0.0;  // relative rms charge error of the TIA window: sqrt 2 sj / T
+  double sine_snr_db = 0.0;        // full-scale sine at the TIA bandwidth: -20 log10(2 pi f sj)
+  double jitter_enob = 0.0;        // (SNR - 1.76) / 6.02 of that sine
+  int adc_bits = 0;
+  bool limits_adc = false;  // jitter_enob < adc_bits
+};
+ElectricalImpairments electrical_impairments(const photonics::DeviceSpec& device,
+                                             const ThermalSpec& spec);
+
+// ---- drift over simulated time -------------------------------------------------------------
+
+struct DriftOptions {
+  Time duration = Time::si(10.0);
+  Time trace_interval = Time::si(10e-3);  // rings are updated and the trace sampled this often
+  Power load_step = Power::si(0.0);       // extra chip heat from duration / 2 on (a workload)
+  std::uint64_t seed = 0;
+};
+
+// One row of the trace (at time t, after that interval's relocks).
+struct DriftSample {
+  double t = 0.0;                 // s
+  double ambient = 0.0;           // degC
+  double chip = 0.0;              // degC, chip mean (true)
+  double sensor_mean = 0.0;       // degC, mean of the latest sensor readings
+  double coarse_action = 0.0;     // K the coarse stage cancels
+  double fine_action = 0.0;       // K the fine stage cancels
+  double tec_power = 0.0;         // W, both stages (steady state at this ambient and load)
+  double uncorrected_rms = 0.0;   // m, per-ring drift since t = 0 with no correction at all
+  double error_rms = 0.0;         // m, resonance error after sensor correction and relocks
+  double error_max = 0.0;         // m, largest |error|
+  double weight_error_rms = 0.0;  // exact ring response at its steepest-slope point
+  double weight_error_max = 0.0;
+  int relocked_rows = 0;  // rows relocked in this interval
+  int unlocked = 0;       // rings whose last lock failed
+};
+
+struct RecalibrationEvent {
+  double t = 0.0;
+  std::string trigger;  // "initial", "periodic", "temperature"
+  int rows = 0;         // rows relocked
+  int failed = 0;       // rings whose lock failed
+  double time = 0.0;    // s the rows are busy (rows in parallel)
+  double energy = 0.0;  // J
+};
+
+struct DriftRun {
+  ThermalOperatingPoint steady;  // at the starting ambient and load
+  double dissipated = 0.0;       // W, chip heat at the start
+  std::vector<DriftSample> trace;
+  std::vector<RecalibrationEvent> events;
+  CalibrationReport initial;  // the lock at t = 0 (per-ring results kept)
+  double error_rms = 0.0;     // m, rms over the run of the per-ring error
+  double error_max = 0.0;     // m
+  double weight_error_rms = 0.0, weight_error_max = 0.0;
+  double tec_energy = 0.0;                // J over the run
+  double calibration_energy = 0.0;        // J over the run (initial lock included)
+  double calibration_busy = 0.0;          // fraction of time a row is busy relocking (after t = 0)
+  photonics::ImpairmentSpec impairments;  // state handed to the photonics kernel
+};
+
+// Simulates `device` under `spec` for options.duration (docs/thermal.md, "Drift"): ambient
+// swing + random walk, self-heating through R_pkg C, the two TEC loops, time-interleaved
+// quantized sensors feeding a per-ring correction (through the bias DAC), per-ring random
+// walks, and relocks by `calibration`'s trigger. Rings start with an error uniform in
+// +-max(calibration.initial_error, device fabrication_trim) and are locked at t = 0.
+// Deterministic for a seed.
+DriftRun simulate_drift(const photonics::DeviceSpec& device, const ThermalSpec& spec,
+                        const CalibrationSpec& calibration, const DriftOptions& options);
 
 }  // namespace lightsim::prism
