@@ -42,6 +42,10 @@ void add_model_commands(CLI::App& app, const GlobalOptions& options, const Regis
 void add_fabric_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 void add_report_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 void add_prefill_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
+void add_prism_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
+// Adds `thermal` and `calibrate` to the `prism` command group.
+void add_prism_thermal_commands(CLI::App& prism, const GlobalOptions& options,
+                                const Registry& registry);
 
 // Registers every module's spec kinds and implementation families.
 void register_all(Registry& registry);

@@ -9,6 +9,7 @@
 #include "lightsim/kv/metrics.h"
 #include "lightsim/kv/register.h"
 #include "lightsim/kv/stats.h"
+#include "lightsim/prism/scorer.h"
 
 namespace lightsim::cli {
 namespace {
@@ -24,6 +25,7 @@ struct SelectOptions {
   double kv_bytes = 2;
   std::filesystem::path projection_file;
   std::size_t nlist = 0, pq_m = 16, pq_nbits = 8, nprobe = 16, retrieve = 256;
+  std::string accelerator;  // for scorer prism: accelerator name or file
 };
 
 // "all" or NAME or signature:PROJECTION; returns (label, scorer, projection).
@@ -40,8 +42,9 @@ std::vector<std::array<std::string, 3>> expand_scorers(const SelectOptions& o) {
     const auto colon = s.find(':');
     const std::string name = s.substr(0, colon);
     const std::string proj = colon == std::string::npos ? o.projection : s.substr(colon + 1);
-    out.push_back({name == "signature" ? fmt::format("signature:{}:d{}", proj, o.dim) : name, name,
-                   name == "signature" ? proj : ""});
+    const bool projected = name == "signature" || name == "prism";
+    out.push_back({projected ? fmt::format("{}:{}:d{}", name, proj, o.dim) : name, name,
+                   projected ? proj : ""});
   }
   return out;
 }
@@ -51,6 +54,10 @@ void run_select(const SelectOptions& so, const GlobalOptions& options) {
   kv::ProjectionFamily projections(kv::kProjectionFamily, "");
   kv::register_scorers(scorers);
   kv::register_projections(projections);
+  prism::register_scorer(scorers);
+  std::optional<prism::AcceleratorSpec> accelerator;
+  if (!so.accelerator.empty())
+    accelerator = prism::load_accelerator(so.accelerator, options.load_options());
   std::optional<NpyArray> learned;
   if (!so.projection_file.empty()) learned = read_npy(so.projection_file, 4);
   std::vector<kv::EvalSetup> setups;
@@ -66,7 +73,13 @@ void run_select(const SelectOptions& so, const GlobalOptions& options) {
     o.pq_nbits = so.pq_nbits;
     o.nprobe = so.nprobe;
     o.retrieve = so.retrieve;
-    if (name == "signature") (void)projections.get(o.projection);  // unknown name -> error now
+    if (name == "signature" || name == "prism")
+      (void)projections.get(o.projection);  // unknown name -> error now
+    if (name == "prism") {
+      LIGHTSIM_CHECK_AS(InputError, accelerator.has_value(),
+                        "--scorer prism needs --accelerator CONFIG");
+      prism::attach_accelerator(o, *accelerator);
+    }
     setups.push_back({label, scorers.get(name), o});
   }
   const kv::KvCache cache = kv::read_kv_cache(so.cache);
@@ -171,7 +184,8 @@ void add_kv_commands(CLI::App& app, const GlobalOptions& options, const Registry
   sel->add_option("--cache", so->cache, "KV cache folder")->required();
   sel->add_option(
          "--scorer", so->scorers,
-         "Scorers: all, exact, mean_key, quest, rep_keys, faiss_ivfpq, signature[:PROJECTION]")
+         "Scorers: all, exact, mean_key, quest, rep_keys, faiss_ivfpq, signature[:PROJECTION], "
+         "prism[:PROJECTION] (needs --accelerator)")
       ->delimiter(',')
       ->capture_default_str();
   sel->add_option("--k", so->ks, "Blocks selected per KV head and step")
@@ -202,6 +216,8 @@ void add_kv_commands(CLI::App& app, const GlobalOptions& options, const Registry
       ->capture_default_str();
   sel->add_option("--projection-file", so->projection_file,
                   "Learned projections .npy [layers, kv_heads, d, head_dim]");
+  sel->add_option("--accelerator", so->accelerator,
+                  "prism scorer: accelerator name (configs/accelerators/) or YAML file");
   sel->callback([so, &options] { run_select(*so, options); });
 
   auto* stats = kv->add_subcommand("stats", "Calibration report of a KV cache folder");

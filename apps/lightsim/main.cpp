@@ -49,6 +49,7 @@ int run(int argc, char** argv) {
   add_fabric_commands(app, options, registry);
   add_report_commands(app, options, registry);
   add_prefill_commands(app, options, registry);
+  add_prism_commands(app, options, registry);
 
   try {
     app.parse(argc, argv);

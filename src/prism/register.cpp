@@ -1,10 +1,28 @@
 // The prism module's spec kinds, registered explicitly (docs/architecture.md).
 #include "lightsim/prism/register.h"
 
+#include "lightsim/kv/register.h"
+#include "lightsim/prism/accelerator.h"
+#include "lightsim/prism/calibration.h"
+#include "lightsim/prism/cost.h"
+#include "lightsim/prism/scorer.h"
+#include "lightsim/prism/thermal.h"
+
 namespace lightsim::prism {
 
 void register_all(Registry& registry) {
-  (void)registry;  // the accelerator, thermal and calibration specs are added here
+  registry.add_spec<AcceleratorSpec>();
+  registry.add_spec<ProgrammingSpec>();
+  registry.add_spec<SelectionSpec>();
+  registry.add_spec<ElectronicsSpec>();
+  registry.add_spec<InterposerSpec>();
+  registry.add_spec<AreaSpec>();
+  registry.add_spec<PrismSeedReference>();
+  register_scorer(registry.family<kv::ScorerFactory>(
+      kv::kScorerFamily, "KV block scorers: rank a head's blocks for a decode query"));
+  registry.add_spec<ThermalSpec>();
+  registry.add_spec<CalibrationSpec>();
+  registry.add_spec<ThermalSeedReference>();
 }
 
 }  // namespace lightsim::prism

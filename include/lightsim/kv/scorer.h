@@ -13,6 +13,7 @@
 //   faiss_ivfpq  FAISS IVF-PQ index over token keys (inner product): each query head retrieves
 //              `retrieve` tokens; a block scores the estimated softmax mass of its retrieved
 //              tokens, sum_g sum_t exp((s_t - s_max) / sqrt(D)) (RetrievalAttention-style)
+//   prism      the Prism photonic accelerator (prism module, src/prism/scorer.cpp)
 // Sink tokens and the recent window are resident regardless of scores (blocks.h).
 #pragma once
 
@@ -42,6 +43,9 @@ struct ScorerOptions {
   std::size_t pq_nbits = 8;    // bits per sub-quantizer code
   std::size_t nprobe = 16;     // lists scanned per query
   std::size_t retrieve = 256;  // tokens retrieved per query head
+  // prism (registered by the prism module): a `const prism::AcceleratorSpec`, type-erased so
+  // that kv does not depend on prism.
+  std::shared_ptr<const void> accelerator;
 };
 
 // Where a head sits, for per-head fits and streams.

@@ -1,0 +1,149 @@
+// `lightsim prism cost|timeline CONFIG`: the accelerator's cost breakdown beside the seed's
+// figures, and the controller's per-state timeline (docs/prism.md).
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+
+#include "cli.h"
+#include "lightsim/core/json.h"
+#include "lightsim/prism/cost.h"
+#include "lightsim/prism/programming.h"
+#include "lightsim/prism/timing.h"
+
+namespace lightsim::cli {
+namespace {
+
+std::string deviation(double ours, double seed) {
+  return fmt::format("{:+.0f}%", 100.0 * (ours - seed) / seed);
+}
+
+void print_cost(const std::string& name, const prism::AcceleratorSpec& a,
+                const prism::CostReport& r, const prism::PrismSeedReference& seed) {
+  const prism::Timeline& t = r.timeline;
+  fmt::print("Prism accelerator {}: {}\n", name, a.description);
+  fmt::print(
+      "  d = {} channels, {} physical rows x {} chip(s), {} logical rows, {} pass(es), "
+      "{} bank(s) ({})\n",
+      a.device.grid.channels, prism::physical_rows(a), a.interposer.chips, prism::scored_rows(a),
+      t.passes, r.banks, prism::to_string(a.programming.banks));
+  if (!r.feasibility.feasible) {
+    fmt::print("  device NOT feasible (figures below are still computed from its parameters):\n");
+    for (const std::string& s : r.feasibility.reasons()) fmt::print("    - {}\n", s);
+  }
+  fmt::print("\nEnergy per query                 ours        | seed\n");
+  for (const prism::CostItem& c : r.energy)
+    fmt::print("  {:<28} {:>10.2f} pJ\n", c.name, c.value * 1e12);
+  fmt::print("  {:<28} {:>10.2f} pJ | {:.0f} pJ ({})\n", "dynamic", r.dynamic_energy * 1e12,
+             seed.dynamic_energy.si() * 1e12,
+             deviation(r.dynamic_energy, seed.dynamic_energy.si()));
+  fmt::print("  {:<28} {:>10.2f} pJ   (static shares at {:.3g} queries/s over {} bank(s))\n",
+             "total", r.total_energy * 1e12, r.system_qps, r.banks);
+  const double seed_style = r.dynamic_energy + r.tec_over_latency;
+  fmt::print("  {:<28} {:>10.2f} pJ | {:.0f} pJ ({})\n", "dynamic + TEC x latency",
+             seed_style * 1e12, seed.energy_with_tec.si() * 1e12,
+             deviation(seed_style, seed.energy_with_tec.si()));
+  fmt::print("\nLatency and rate\n");
+  std::string seed_lat = "n/a (seed states 1 and 8 passes)";
+  if (t.passes == 1)
+    seed_lat = fmt::format("{:.0f} ns ({})", seed.latency.si() * 1e9,
+                           deviation(t.latency, seed.latency.si()));
+  else if (t.passes == seed.multiplexed_passes)
+    seed_lat = fmt::format("{:.0f} ns ({})", seed.multiplexed_latency.si() * 1e9,
+                           deviation(t.latency, seed.multiplexed_latency.si()));
+  fmt::print("  {:<28} {:>10.2f} ns | {}\n", "latency per query", t.latency * 1e9, seed_lat);
+  fmt::print("  {:<28} {:>10.2f} ns   ({})\n", "interval (back-to-back)", t.interval * 1e9,
+             a.electronics.pipelined ? "pipelined" : "not pipelined");
+  fmt::print("  {:<28} {:>10.3g} /s per bank, {:.3g} /s in all\n", "queries per second", t.qps,
+             r.system_qps);
+  if (t.chips > 1)
+    fmt::print("  {:<28} {:>10.2f} dB over {} hop(s) (laser scaled to make it up)\n",
+               "interposer fan-out loss", t.fanout_loss_db, t.hops);
+  fmt::print("\nStatic power\n");
+  for (const prism::CostItem& c : r.static_power)
+    fmt::print("  {:<28} {:>10.4g} W\n", c.name, c.value);
+  fmt::print("  {:<28} {:>10.4g} W | TEC {:.3g} W\n", "total", r.static_power_total,
+             seed.tec_power.si());
+  fmt::print("  laser wall power while on    {:>10.4g} W\n", r.laser_wall_power);
+  fmt::print(
+      "  on-chip dissipation at full rate {:.4g} W -> chip {:.2f} C, TEC {:.4g} W, "
+      "+-{:.3g} K{}\n",
+      r.dissipated_power, r.thermal.chip, r.thermal.tec_power, r.thermal.stability,
+      r.thermal.feasible ? "" : " (TEC infeasible: " + r.thermal.reason + ")");
+  fmt::print("\nArea\n");
+  for (const prism::CostItem& c : r.area)
+    fmt::print("  {:<28} {:>10.3f} mm^2\n", c.name, c.value * 1e6);
+  fmt::print("  {:<28} {:>10.3f} mm^2\n", "total", r.area_total * 1e6);
+  const auto other = a.programming.banks == prism::BankSharing::per_kv_head
+                         ? prism::BankSharing::time_shared
+                         : prism::BankSharing::per_kv_head;
+  const prism::ProgrammingCost mine = prism::programming_cost(a);
+  const prism::ProgrammingCost alt = prism::programming_cost(a, other);
+  fmt::print("\nGQA bank mapping ({} KV heads; switch energy {:.3g} fJ, seed {:.3g} fJ)\n",
+             a.programming.kv_heads, mine.switch_energy * 1e15, seed.switch_energy.si() * 1e15);
+  fmt::print("  {:<14} programming {:>10.3f} pJ/query, {} bank load(s) in the latency\n",
+             prism::to_string(a.programming.banks), mine.energy_per_query() * 1e12,
+             mine.loads_per_query);
+  fmt::print("  {:<14} programming {:>10.3f} pJ/query, {} bank load(s) in the latency\n",
+             prism::to_string(other), alt.energy_per_query() * 1e12, alt.loads_per_query);
+  fmt::print("\nSee docs/prism.md for why each figure differs from the seed's.\n");
+}
+
+void print_timeline(const std::string& name, const prism::Timeline& t) {
+  fmt::print("Controller timeline of one query on {} ({} pass(es), {} chip(s))\n", name, t.passes,
+             t.chips);
+  fmt::print("  {:<14} {:>4} {:>10} {:>10}\n", "state", "pass", "start ns", "length ns");
+  for (const prism::Phase& p : t.phases)
+    fmt::print("  {:<14} {:>4} {:>10.3f} {:>10.3f}\n", prism::to_string(p.state), p.pass,
+               p.start * 1e9, p.duration * 1e9);
+  fmt::print("  latency {:.3f} ns (sum of the states), interval {:.3f} ns, {:.4g} queries/s\n",
+             t.latency * 1e9, t.interval * 1e9, t.qps);
+}
+
+}  // namespace
+
+void add_prism_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry) {
+  CLI::App* prism = app.add_subcommand("prism", "The Prism photonic KV-block selector");
+  prism->require_subcommand(1);
+  add_prism_thermal_commands(*prism, options, registry);  // thermal, calibrate
+
+  auto* cost = prism->add_subcommand(
+      "cost", "Energy per query by component, static power, latency and area (JSON: cost table)");
+  auto cost_name = std::make_shared<std::string>();
+  cost->add_option("CONFIG", *cost_name, "Accelerator name (configs/accelerators/) or YAML file")
+      ->required();
+  cost->callback([cost_name, &options] {
+    const auto load = options.load_options();
+    const prism::AcceleratorSpec a = prism::load_accelerator(*cost_name, load);
+    const auto seed = config::load_spec<prism::PrismSeedReference>(
+        std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs/references/prism_seed.yaml", load);
+    const prism::CostReport r = prism::cost(a);
+    if (options.json) {
+      Json j = prism::to_json(r);
+      j["accelerator"] = *cost_name;
+      j["seed"] = {{"dynamic_energy_j", seed.dynamic_energy.si()},
+                   {"energy_with_tec_j", seed.energy_with_tec.si()},
+                   {"latency_s", seed.latency.si()},
+                   {"multiplexed_latency_s", seed.multiplexed_latency.si()},
+                   {"multiplexed_passes", seed.multiplexed_passes}};
+      std::cout << dump_json(j);
+      return;
+    }
+    print_cost(*cost_name, a, r, seed);
+  });
+
+  auto* tl = prism->add_subcommand("timeline", "Per-state timeline of one query, latency, QPS");
+  auto tl_name = std::make_shared<std::string>();
+  tl->add_option("CONFIG", *tl_name, "Accelerator name (configs/accelerators/) or YAML file")
+      ->required();
+  tl->callback([tl_name, &options] {
+    const prism::Timeline t =
+        prism::timeline(prism::load_accelerator(*tl_name, options.load_options()));
+    if (options.json) {
+      std::cout << dump_json(prism::to_json(t));
+      return;
+    }
+    print_timeline(*tl_name, t);
+  });
+}
+
+}  // namespace lightsim::cli

@@ -1,0 +1,88 @@
+// The cost model: energy per query by component, static power, latency and area, all derived
+// from the accelerator configuration with the provenance of each figure (docs/prism.md,
+// "Cost model"). One query = one KV head's scoring of its logical rows on one bank.
+//
+// Per-query energy components (J):
+//   laser        wall power d P_line 10^(fanout/10) / wpe over the light-on time
+//                (passes x (OPTICAL_PROP + INTEGRATE)) when gated
+//   modulators   d x modulator_energy (the query is held over all passes)
+//   query_dacs   d x query_dac_step 2^query_bits
+//   detectors    2 photodiodes per row: V_bias (I_thru + I_drop + 2 I_dark) x window, every
+//                scored row (passes x physical rows x chips), photocurrents from the link budget
+//   tia_adc      TIA power x window per row + ADC adc_step 2^adc_bits per conversion
+//   topk         compare-and-swaps of the merge trees x comparator_energy
+//   rerank       k' d (mac_energy + signature_bytes x sram_energy)
+//   programming  ring switches per query x switch energy (programming.h)
+//   static_tuning  static tuning power of every bank / system query rate
+//   tec          TEC power / system query rate
+// "dynamic" is the sum without static_tuning and tec (and without the laser when it is not
+// gated); "total" is the sum of every component. The system query rate is banks x per-bank
+// rate (per_kv_head banks work in parallel). The seed's own convention, TEC x one query's
+// latency, is reported beside it.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lightsim/core/config.h"
+#include "lightsim/core/json_fwd.h"
+#include "lightsim/photonics/feasibility.h"
+#include "lightsim/prism/accelerator.h"
+#include "lightsim/prism/thermal.h"
+#include "lightsim/prism/timing.h"
+
+namespace lightsim::prism {
+
+struct CostItem {
+  std::string name;
+  double value = 0;        // J (energy), W (power) or m^2 (area)
+  std::string provenance;  // which config keys and formula produced it
+};
+
+struct CostReport {
+  std::vector<CostItem> energy;        // per query
+  std::vector<CostItem> static_power;  // W, whole accelerator (every bank)
+  std::vector<CostItem> area;          // m^2, whole accelerator
+  double dynamic_energy = 0;           // J per query
+  double total_energy = 0;             // J per query (sum of `energy`)
+  double static_power_total = 0;       // W
+  double area_total = 0;               // m^2
+  double tec_power = 0;                // W
+  double tec_over_latency = 0;         // J: TEC power x one query's latency (seed convention)
+  double system_qps = 0;               // banks x per-bank queries per second
+  int banks = 1;
+  double laser_wall_power = 0;  // W while on (with the fan-out loss made up)
+  Timeline timeline;
+  photonics::FeasibilityReport feasibility;
+  double dissipated_power = 0;    // W on chip the TEC removes (see cost(a))
+  ThermalOperatingPoint thermal;  // steady state at that power (thermal.h)
+};
+
+// `tec_power`: the TEC's electrical power (W) at the operating point.
+CostReport cost(const AcceleratorSpec& a, double tec_power);
+// The TEC power from the thermal steady state (steady_state in thermal.h) at the on-chip
+// dissipation of full-rate operation: static tuning + (dynamic energy - laser) x system rate
+// (the laser sits off chip). An infeasible TEC point is reported in `thermal`, not thrown.
+CostReport cost(const AcceleratorSpec& a);
+
+// The cost table the decode model reads: energy/latency/area per operation with provenance.
+Json to_json(const CostReport& r);
+
+// The seed's figures (../shared/SPEC.md sections 1.2, 1.3, 1.7, 3), printed beside ours by
+// `lightsim prism cost`; never a model input (configs/references/prism_seed.yaml).
+struct PrismSeedReference {
+  static constexpr std::string_view kind = "prism_seed_reference";
+  std::string source;
+  Energy dynamic_energy = Energy::si(1.57e-9);
+  Energy energy_with_tec = Energy::si(9e-9);
+  Time latency = Time::si(9e-9);
+  Time multiplexed_latency = Time::si(72e-9);
+  int multiplexed_passes = 8;
+  Energy optical_mvm_energy = Energy::si(58e-12);
+  Energy switch_energy = Energy::si(5e-15);
+  Power tec_power = Power::si(1.0);
+  static void describe(config::Schema<PrismSeedReference>& s);
+};
+
+}  // namespace lightsim::prism

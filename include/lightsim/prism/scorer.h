@@ -1,0 +1,41 @@
+// The Prism scorer: a kv::Scorer that scores a KV head's blocks on the photonic bank.
+//
+// prepare: fit the head's d x D projection P ("kv_projection" family, as the signature
+// scorer), signatures P mean_key(block), map them to weights (programming.h), program an
+// MvmKernel with them and draw the bank's impairment state (accelerator.impairments; one
+// Monte-Carlo state per (layer, KV head), i.e. per bank).
+// score: P q for the group's summed query, intensity-encoded (encode_query), one pass of the
+// kernel (balanced photocurrents, noise, TIA and ADC), the digital offset sum_j w_j / 2
+// removed, then the optional exact re-rank of the top k' (selection.rerank_k): the k' blocks
+// with the highest optical score get the exact signature score, shifted above every other
+// block, so the top k of the output are the best k of the k' by exact score.
+// Time multiplexing and fan-out do not change the values (the same rings see the same
+// weights pass by pass), so the kernel holds all logical rows at once.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "lightsim/kv/scorer.h"
+#include "lightsim/prism/accelerator.h"
+
+namespace lightsim::prism {
+
+// Builds a Prism scorer; options.accelerator must hold a const AcceleratorSpec, and
+// options.dim must equal its channels (d).
+std::unique_ptr<kv::Scorer> make_prism_scorer(const kv::ScorerOptions& options);
+
+// The digital interface's top-k: the indices of the k highest scores (ties: lower index) in
+// descending score order, left in order[0, k); `order` is resized to scores.size() (scratch,
+// no allocation once sized). Scores must not be NaN.
+void select_top_k(std::span<const float> scores, std::size_t k, std::vector<std::uint32_t>& order);
+
+// Adds "prism" to the kv scorer family.
+void register_scorer(kv::ScorerFamily& family);
+
+// Options carrying `accelerator` for the prism scorer.
+void attach_accelerator(kv::ScorerOptions& options, const AcceleratorSpec& accelerator);
+
+}  // namespace lightsim::prism

@@ -1,0 +1,204 @@
+// Spec descriptions of the accelerator and its sub-specs (see accelerator.h).
+#include "lightsim/prism/accelerator.h"
+
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "lightsim/core/error.h"
+
+namespace lightsim::prism {
+
+void ProgrammingSpec::describe(config::Schema<ProgrammingSpec>& s) {
+  s.help("How block signatures become ring weights and what reprogramming costs.");
+  s.field("weight_bits", &ProgrammingSpec::weight_bits,
+          "digital weight quantization before the DAC: round(w s) / s, s = 2^(bits-1) - 1 "
+          "(the seed's quantization-aware training rule)")
+      .range(2, 24);
+  s.enumeration(
+      "banks", &ProgrammingSpec::banks,
+      {{"per_kv_head", BankSharing::per_kv_head}, {"time_shared", BankSharing::time_shared}},
+      "GQA mapping: one bank per KV head, or one bank reprogrammed for each KV head");
+  s.field("kv_heads", &ProgrammingSpec::kv_heads, "KV heads the accelerator serves per layer")
+      .range(1, 1024);
+  s.field("block_tokens", &ProgrammingSpec::block_tokens,
+          "tokens per KV block; a completed block programs one row (d rings)")
+      .range(1, 1 << 20);
+  s.field("ring_capacitance", &ProgrammingSpec::ring_capacitance,
+          "electrode plus wiring capacitance a weight driver charges per switch (C V^2)")
+      .min("0 F");
+  s.field("ring_settling", &ProgrammingSpec::ring_settling,
+          "time for a weight DAC and ring electrode to settle after a new code")
+      .min("0 s");
+}
+
+void SelectionSpec::describe(config::Schema<SelectionSpec>& s) {
+  s.help("Digital interface: top-k over the ADC outputs and the optional exact re-rank.");
+  s.field("top_k", &SelectionSpec::top_k, "blocks selected per query (k)").range(1, 1 << 20);
+  s.field("rerank_k", &SelectionSpec::rerank_k,
+          "0 = none; else the top k' > k by the optical score are re-scored digitally with "
+          "exact signatures and the best k kept")
+      .range(0, 1 << 20);
+  s.field("comparator_delay", &SelectionSpec::comparator_delay,
+          "delay of one compare-and-swap stage of the top-k merge tree")
+      .positive();
+  s.field("comparator_energy", &SelectionSpec::comparator_energy,
+          "energy of one compare-and-swap (ADC-width words)")
+      .min("0 J");
+  s.field("mac_energy", &SelectionSpec::mac_energy, "energy per multiply-accumulate of the re-rank")
+      .min("0 J");
+  s.field("sram_energy", &SelectionSpec::sram_energy,
+          "energy per byte read of the exact signatures for the re-rank")
+      .min("0 J/B");
+  s.field("signature_bytes", &SelectionSpec::signature_bytes, "bytes per stored signature element")
+      .range(0.125, 16.0);
+  s.field("mac_delay", &SelectionSpec::mac_delay,
+          "re-rank time per candidate (its d MACs in parallel)")
+      .min("0 s");
+  s.rule([](const SelectionSpec& v) -> std::optional<std::string> {
+    if (v.rerank_k != 0 && v.rerank_k <= v.top_k)
+      return fmt::format("rerank_k ({}) must be 0 or larger than top_k ({})", v.rerank_k, v.top_k);
+    return std::nullopt;
+  });
+}
+
+void ElectronicsSpec::describe(config::Schema<ElectronicsSpec>& s) {
+  s.help("Converters, drivers and amplifiers around the bank: energy and timing parameters.");
+  s.field("query_bits", &ElectronicsSpec::query_bits,
+          "resolution of the DAC driving each query modulator")
+      .range(1, 24);
+  s.field("query_dac_step", &ElectronicsSpec::query_dac_step,
+          "query DAC energy per conversion step, E = step 2^bits (8 b 14 GS/s 50 mW DAC: "
+          "3.57 pJ / 256 = 14 fJ)")
+      .min("0 J");
+  s.field("query_dac_bandwidth", &ElectronicsSpec::query_dac_bandwidth,
+          "query DAC small-signal bandwidth; settling to 1/2 LSB takes ln(2^(b+1)) / (2 pi f)")
+      .positive();
+  s.field("modulator_energy", &ElectronicsSpec::modulator_energy,
+          "drive energy per symbol of one query modulator")
+      .min("0 J");
+  s.field("modulator_bandwidth", &ElectronicsSpec::modulator_bandwidth,
+          "modulator electro-optic bandwidth; 10-90% rise time 0.35 / f")
+      .positive();
+  s.field("weight_dac_step", &ElectronicsSpec::weight_dac_step,
+          "weight DAC energy per conversion step, E = step 2^bits")
+      .min("0 J");
+  s.field("tia_power", &ElectronicsSpec::tia_power,
+          "power of one TIA while it integrates (~3 mW at 5 GHz scaled to 1 GHz)")
+      .min("0 W");
+  s.field("adc_step", &ElectronicsSpec::adc_step,
+          "ADC Walden figure of merit, energy per conversion step: E = step 2^bits (8 b "
+          "10 GS/s 14.8 mW: 1.48 pJ / 256 = 5.8 fJ)")
+      .min("0 J");
+  s.field("adc_sample_rate", &ElectronicsSpec::adc_sample_rate, "conversions per second per ADC")
+      .positive();
+  s.field("rows_per_adc", &ElectronicsSpec::rows_per_adc,
+          "rows sharing one ADC (conversions in series per pass)")
+      .range(1, 1 << 20);
+  s.field("pd_bias", &ElectronicsSpec::pd_bias, "photodiode reverse bias").min("0 V");
+  s.field("laser_gated", &ElectronicsSpec::laser_gated,
+          "true: the laser is on only while a pass needs light; false: it is static power");
+  s.field("pipelined", &ElectronicsSpec::pipelined,
+          "true: back-to-back queries overlap where the stages use different hardware");
+}
+
+void InterposerSpec::describe(config::Schema<InterposerSpec>& s) {
+  s.help("Multi-chip fan-out of the modulated comb over a silicon-photonic interposer.");
+  s.field("chips", &InterposerSpec::chips, "chips sharing one query").range(1, 4096);
+  s.enumeration("topology", &InterposerSpec::topology,
+                {{"chain", FanoutTopology::chain}, {"tree", FanoutTopology::tree}},
+                "fan-out: chain (chips - 1 hops to the last) or binary tree (ceil log2 chips)");
+  s.field("hop_loss", &InterposerSpec::hop_loss, "insertion loss per hop (seed: 3 dB)")
+      .range("0 dB", "60 dB");
+  s.field("hop_length", &InterposerSpec::hop_length, "optical path length per hop").min("0 m");
+  s.field("group_index", &InterposerSpec::group_index, "group index along the hop")
+      .range(1.0, 10.0);
+  s.field("link_latency", &InterposerSpec::link_latency,
+          "electrical latency per hop returning a chip's top-k for the merge")
+      .min("0 s");
+}
+
+void AreaSpec::describe(config::Schema<AreaSpec>& s) {
+  s.help("Area of each component; the chip area is derived from the counts.");
+  s.field("ring_pitch", &AreaSpec::ring_pitch, "centre-to-centre spacing of rings (square cell)")
+      .positive();
+  s.field("dac_area", &AreaSpec::dac_area, "per weight-DAC channel (seed: 0.01 mm^2)").min("0 m^2");
+  s.field("tia_area", &AreaSpec::tia_area, "per TIA").min("0 m^2");
+  s.field("adc_area", &AreaSpec::adc_area, "per ADC").min("0 m^2");
+  s.field("modulator_area", &AreaSpec::modulator_area, "per query modulator").min("0 m^2");
+  s.field("waveguide_pitch", &AreaSpec::waveguide_pitch, "width taken by one routed waveguide")
+      .positive();
+}
+
+void AcceleratorSpec::describe(config::Schema<AcceleratorSpec>& s) {
+  s.help(
+      "The Prism accelerator: a photonic weight bank (device) with programming, top-k "
+      "selection, electronics, multi-chip fan-out and area.");
+  s.field("description", &AcceleratorSpec::description,
+          "what this accelerator is and where its numbers come from");
+  s.field("device", &AcceleratorSpec::device,
+          "the weight bank (photonics device; `preset: NAME` reads configs/devices/NAME.yaml); "
+          "bank.rows = physical rows per chip");
+  s.field("logical_rows", &AcceleratorSpec::logical_rows,
+          "blocks scored per query; more than physical rows x chips means time multiplexing "
+          "(0 = physical rows x chips)")
+      .range(0, 1 << 24);
+  s.field("programming", &AcceleratorSpec::programming, "signatures to weights, reprogramming");
+  s.field("selection", &AcceleratorSpec::selection, "top-k and re-rank");
+  s.field("electronics", &AcceleratorSpec::electronics, "converters, drivers, amplifiers");
+  s.field("interposer", &AcceleratorSpec::interposer, "multi-chip fan-out");
+  s.field("area", &AcceleratorSpec::area, "component areas");
+  s.field("impairments", &AcceleratorSpec::impairments,
+          "impairments the Prism scorer draws for each bank (one Monte-Carlo state per KV head)");
+  s.field("thermal", &AcceleratorSpec::thermal,
+          "package, two-stage TEC, temperature sensors, supply noise and clock (docs/thermal.md)");
+  s.field("calibration", &AcceleratorSpec::calibration,
+          "closed-loop bias calibration of every ring (docs/thermal.md)");
+  s.rule([](const AcceleratorSpec& a) -> std::optional<std::string> {
+    if (a.selection.top_k > scored_rows(a))
+      return fmt::format("selection.top_k ({}) exceeds the logical rows ({})", a.selection.top_k,
+                         scored_rows(a));
+    if (a.selection.rerank_k > scored_rows(a))
+      return fmt::format("selection.rerank_k ({}) exceeds the logical rows ({})",
+                         a.selection.rerank_k, scored_rows(a));
+    return std::nullopt;
+  });
+}
+
+int physical_rows(const AcceleratorSpec& a) {
+  return a.device.bank.rows;
+}
+
+int scored_rows(const AcceleratorSpec& a) {
+  return a.logical_rows > 0 ? a.logical_rows : physical_rows(a) * a.interposer.chips;
+}
+
+int passes(const AcceleratorSpec& a) {
+  const int per_pass = physical_rows(a) * a.interposer.chips;
+  return (scored_rows(a) + per_pass - 1) / per_pass;
+}
+
+AcceleratorSpec load_accelerator(const std::string& name_or_file,
+                                 const config::LoadOptions& options) {
+  std::filesystem::path file = name_or_file;
+  if (!file.has_extension())
+    for (const auto& root : options.config_roots)
+      if (std::filesystem::exists(root / "accelerators" / (name_or_file + ".yaml"))) {
+        file = root / "accelerators" / (name_or_file + ".yaml");
+        break;
+      }
+  LIGHTSIM_CHECK_AS(InputError, std::filesystem::exists(file),
+                    "no accelerator '{}' (give a file or a name from configs/accelerators/)",
+                    name_or_file);
+  return config::load_spec<AcceleratorSpec>(file, options);
+}
+
+std::string to_string(BankSharing b) {
+  return b == BankSharing::per_kv_head ? "per_kv_head" : "time_shared";
+}
+
+std::string to_string(FanoutTopology t) {
+  return t == FanoutTopology::chain ? "chain" : "tree";
+}
+
+}  // namespace lightsim::prism

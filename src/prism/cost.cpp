@@ -1,0 +1,197 @@
+// The cost model (cost.h).
+#include "lightsim/prism/cost.h"
+
+#include <cmath>
+
+#include "lightsim/core/json.h"
+#include "lightsim/photonics/link_budget.h"
+#include "lightsim/photonics/weights.h"
+#include "lightsim/prism/programming.h"
+
+namespace lightsim::prism {
+namespace {
+
+// Mean heater power (W) holding a ring at weights spread uniformly over [-w, w]; 0 for Pockels
+// (its holding power is tuning.static_power).
+double mean_holding_power(const photonics::DeviceSpec& dev) {
+  if (dev.tuning.mechanism == photonics::TuningMechanism::pockels)
+    return dev.tuning.static_power.si();
+  const photonics::WeightProgrammer prog(dev);
+  const photonics::DacInstance dac = photonics::DacInstance::ideal(dev.dac);
+  const double w = dev.requirements.weight_range;
+  constexpr int kSamples = 65;
+  double sum = 0;
+  for (int i = 0; i < kSamples; ++i)
+    sum += prog.program(-w + 2.0 * w * i / (kSamples - 1), dac).control;
+  return sum / kSamples;
+}
+
+}  // namespace
+
+void PrismSeedReference::describe(config::Schema<PrismSeedReference>& s) {
+  s.help("The seed's Prism figures, printed beside computed values; never model inputs.");
+  s.field("source", &PrismSeedReference::source, "where the figures come from");
+  s.field("dynamic_energy", &PrismSeedReference::dynamic_energy, "dynamic energy per query")
+      .positive();
+  s.field("energy_with_tec", &PrismSeedReference::energy_with_tec, "energy per query with TEC")
+      .positive();
+  s.field("latency", &PrismSeedReference::latency, "end-to-end latency per query").positive();
+  s.field("multiplexed_latency", &PrismSeedReference::multiplexed_latency,
+          "latency with time multiplexing")
+      .positive();
+  s.field("multiplexed_passes", &PrismSeedReference::multiplexed_passes, "passes of that figure")
+      .range(1, 1 << 20);
+  s.field("optical_mvm_energy", &PrismSeedReference::optical_mvm_energy,
+          "dynamic optical MVM energy per query")
+      .positive();
+  s.field("switch_energy", &PrismSeedReference::switch_energy, "energy per weight switch")
+      .positive();
+  s.field("tec_power", &PrismSeedReference::tec_power, "TEC power").positive();
+}
+
+CostReport cost(const AcceleratorSpec& a) {
+  const CostReport cold = cost(a, 0.0);
+  double on_chip = 0;
+  for (const CostItem& c : cold.static_power)
+    if (c.name == "static_tuning") on_chip += c.value;
+  for (const CostItem& c : cold.energy)
+    if (c.name != "laser" && c.name != "static_tuning" && c.name != "tec")
+      on_chip += c.value * cold.system_qps;
+  const ThermalOperatingPoint op = steady_state(a.thermal, Power::si(on_chip));
+  CostReport r = cost(a, op.tec_power);
+  r.dissipated_power = on_chip;
+  r.thermal = op;
+  return r;
+}
+
+CostReport cost(const AcceleratorSpec& a, double tec_power) {
+  const auto& dev = a.device;
+  const auto& el = a.electronics;
+  CostReport r;
+  r.timeline = timeline(a);
+  r.feasibility = photonics::check_feasibility(dev);
+  const Timeline& t = r.timeline;
+  const double d = dev.grid.channels;
+  const double rows_pass = static_cast<double>(physical_rows(a)) * a.interposer.chips;
+  const double rows_scored = rows_pass * t.passes;
+  r.banks = banks_needed(a);
+  r.system_qps = r.banks * t.qps;
+  r.tec_power = tec_power;
+  r.tec_over_latency = tec_power * t.latency;
+
+  const photonics::LinkBudget lb = photonics::link_budget(dev);
+  r.laser_wall_power = lb.wall_power * std::pow(10.0, t.fanout_loss_db / 10.0);
+  const double light_on = t.duration_of(State::optical_prop) + t.duration_of(State::integrate);
+  const double window = dev.tia.integration_window.si();
+  const double resp = dev.detector.responsivity.si();
+  const double pd_current =
+      resp * (lb.pd_power_thru + lb.pd_power_drop) + 2.0 * dev.detector.dark_current.si();
+  const double adc_conv = el.adc_step.si() * std::ldexp(1.0, dev.adc.bits);
+  const double comparisons = t.pass_tree.comparisons * t.passes * a.interposer.chips +
+                             t.merge_of_lists.comparisons + t.rerank_tree.comparisons;
+  const ProgrammingCost prog = programming_cost(a);
+  const double rings_per_bank = rows_pass * d;
+  const double holding = mean_holding_power(dev);
+
+  auto e = [&](std::string name, double v, std::string prov) {
+    r.energy.push_back({std::move(name), v, std::move(prov)});
+  };
+  if (el.laser_gated)
+    e("laser", r.laser_wall_power * light_on,
+      "device.laser (d x power_per_line / wall_plug_efficiency) x 10^(fan-out loss/10) x "
+      "passes x (OPTICAL_PROP + INTEGRATE)");
+  e("modulators", d * el.modulator_energy.si(), "d x electronics.modulator_energy");
+  e("query_dacs", d * el.query_dac_step.si() * std::ldexp(1.0, el.query_bits),
+    "d x electronics.query_dac_step x 2^query_bits");
+  e("detectors", rows_scored * el.pd_bias.si() * pd_current * window,
+    "rows scored x pd_bias x (R (P_thru + P_drop) + 2 I_dark) x tia.integration_window");
+  e("tia_adc", rows_scored * (el.tia_power.si() * window + adc_conv),
+    "rows scored x (electronics.tia_power x integration_window + adc_step x 2^adc.bits)");
+  e("topk", comparisons * a.selection.comparator_energy.si(),
+    "compare-and-swaps of the bitonic merge trees x selection.comparator_energy");
+  if (a.selection.rerank_k > 0)
+    e("rerank",
+      a.selection.rerank_k * d *
+          (a.selection.mac_energy.si() +
+           a.selection.signature_bytes * a.selection.sram_energy.si()),
+      "rerank_k x d x (mac_energy + signature_bytes x sram_energy)");
+  e("programming", prog.energy_per_query(),
+    "ring switches per query (block completion, bank reloads) x (weight_dac_step 2^dac.bits + "
+    "2/3 C V_max^2)");
+  double dynamic = 0;
+  for (const CostItem& c : r.energy) dynamic += c.value;
+  r.dynamic_energy = dynamic;
+
+  auto p = [&](std::string name, double v, std::string prov) {
+    r.static_power.push_back({std::move(name), v, std::move(prov)});
+  };
+  p("static_tuning", r.banks * rings_per_bank * holding,
+    dev.tuning.mechanism == photonics::TuningMechanism::pockels
+        ? "banks x rings x device.tuning.static_power"
+        : "banks x rings x mean heater power over weights in +-weight_range");
+  p("tec", tec_power,
+    "two-stage TEC electrical power at the steady state for the on-chip dissipation "
+    "(thermal.h steady_state: Ioffe COP, package_resistance)");
+  if (!el.laser_gated)
+    p("laser", r.banks * r.laser_wall_power, "banks x laser wall power (not gated)");
+  for (const CostItem& c : r.static_power) {
+    r.static_power_total += c.value;
+    e(c.name == "laser" ? "laser" : c.name, c.value / r.system_qps,
+      c.provenance + " / system queries per second");
+  }
+  for (const CostItem& c : r.energy) r.total_energy += c.value;
+
+  auto ar = [&](std::string name, double v, std::string prov) {
+    r.area.push_back({std::move(name), v, std::move(prov)});
+  };
+  const double rings = r.banks * rings_per_bank;
+  const double pitch = a.area.ring_pitch.si();
+  ar("rings", rings * pitch * pitch, "rings x ring_pitch^2");
+  ar("weight_dacs", rings * a.area.dac_area.si(), "rings x area.dac_area");
+  const double row_units = r.banks * rows_pass;
+  ar("tias", row_units * a.area.tia_area.si(), "rows x area.tia_area");
+  ar("adcs", std::ceil(row_units / el.rows_per_adc) * a.area.adc_area.si(),
+     "rows / rows_per_adc x area.adc_area");
+  ar("modulators", r.banks * d * a.area.modulator_area.si(), "banks x d x area.modulator_area");
+  const double levels = std::ceil(std::log2(std::max(2.0, static_cast<double>(physical_rows(a)))));
+  ar("waveguides",
+     r.banks * a.interposer.chips * levels * dev.path.waveguide_length.si() *
+         a.area.waveguide_pitch.si(),
+     "banks x chips x splitter levels x path.waveguide_length x waveguide_pitch");
+  for (const CostItem& c : r.area) r.area_total += c.value;
+  return r;
+}
+
+Json to_json(const CostReport& r) {
+  auto items = [](const std::vector<CostItem>& v, const char* unit) {
+    Json out = Json::array();
+    for (const CostItem& c : v)
+      out.push_back({{"name", c.name}, {unit, c.value}, {"provenance", c.provenance}});
+    return out;
+  };
+  return {{"energy_per_query", items(r.energy, "joules")},
+          {"dynamic_energy_j", r.dynamic_energy},
+          {"total_energy_j", r.total_energy},
+          {"static_power", items(r.static_power, "watts")},
+          {"static_power_w", r.static_power_total},
+          {"tec_power_w", r.tec_power},
+          {"tec_over_latency_j", r.tec_over_latency},
+          {"banks", r.banks},
+          {"system_queries_per_second", r.system_qps},
+          {"laser_wall_power_w", r.laser_wall_power},
+          {"area", items(r.area, "m2")},
+          {"area_m2", r.area_total},
+          {"latency_s", r.timeline.latency},
+          {"interval_s", r.timeline.interval},
+          {"timeline", to_json(r.timeline)},
+          {"feasibility", photonics::to_json(r.feasibility)},
+          {"thermal",
+           {{"dissipated_power_w", r.dissipated_power},
+            {"chip_temperature_c", r.thermal.chip},
+            {"tec_power_w", r.thermal.tec_power},
+            {"stability_k", r.thermal.stability},
+            {"feasible", r.thermal.feasible},
+            {"reason", r.thermal.reason}}}};
+}
+
+}  // namespace lightsim::prism

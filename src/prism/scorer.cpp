@@ -1,0 +1,199 @@
+// The Prism kv scorer (scorer.h).
+#include "lightsim/prism/scorer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <optional>
+
+#include "lightsim/core/error.h"
+#include "lightsim/core/rng.h"
+#include "lightsim/kv/blocks.h"
+#include "lightsim/kv/projection.h"
+#include "lightsim/photonics/mvm.h"
+#include "lightsim/prism/programming.h"
+
+namespace lightsim::prism {
+namespace {
+
+class PrismScorer final : public kv::Scorer {
+ public:
+  explicit PrismScorer(const kv::ScorerOptions& o) : options_(o) {
+    LIGHTSIM_CHECK(o.projections != nullptr, "prism scorer needs the projection family");
+    if (!o.accelerator)
+      throw InputError("scorer prism needs an accelerator config (--accelerator CONFIG)");
+    acc_ = *static_cast<const AcceleratorSpec*>(o.accelerator.get());
+    d_ = acc_.device.grid.channels;
+    if (o.dim != static_cast<std::size_t>(d_))
+      throw InputError(fmt::format(
+          "scorer prism: the accelerator has d = {} wavelength channels but the signature "
+          "dimension is {} (set --dim {})",
+          d_, o.dim, d_));
+    fitter_ = &o.projections->get(o.projection);
+  }
+
+  void prepare(const kv::HeadView& head, const kv::BlockLayout& layout,
+               const kv::HeadIndex& index) override {
+    head_ = &head;
+    RandomStream rng(index.seed, {0x7369670000ull, index.layer, index.kv_head});
+    kv::ProjectionInput in{&head, options_.dim, index.layer, index.kv_head, &rng, options_.learned};
+    projection_ = (*fitter_)(in);
+    // P stored transposed, [D, d], so P q runs as d independent accumulators (vectorized).
+    pt_.resize(projection_.rows.size());
+    for (std::size_t i = 0; i < projection_.dim; ++i)
+      for (std::size_t j = 0; j < projection_.head_dim; ++j)
+        pt_[j * projection_.dim + i] = projection_.rows[i * projection_.head_dim + j];
+    const std::vector<float> means = kv::block_mean_keys(head, layout);
+    const std::size_t nb = layout.blocks(), d = static_cast<std::size_t>(d_);
+    signatures_.resize(nb * d);
+    for (std::size_t b = 0; b < nb; ++b)
+      projection_.apply(means.data() + b * head.head_dim, signatures_.data() + b * d);
+    bank_ = map_signatures(signatures_, d_, acc_.device.requirements.weight_range,
+                           acc_.programming.weight_bits);
+    kernel_.emplace(acc_.device, acc_.impairments, bank_.weights);
+    seed_ = index.seed;
+    head_id_ = (static_cast<std::uint64_t>(index.layer) << 32) | index.kv_head;
+    kernel_->set_state(seed_, head_id_);
+    q_.resize(head.head_dim);
+    pq_.resize(d);
+    x_.resize(d);
+    exact_.resize(nb);
+  }
+
+  void score(std::size_t step, std::span<float> out) const override {
+    std::fill(q_.begin(), q_.end(), 0.0f);
+    for (std::size_t g = 0; g < head_->group; ++g)
+      for (std::size_t j = 0; j < head_->head_dim; ++j) q_[j] += head_->query(g, step)[j];
+    std::fill(pq_.begin(), pq_.end(), 0.0f);
+    const std::size_t d = pq_.size();
+    for (std::size_t j = 0; j < head_->head_dim; ++j)
+      for (std::size_t i = 0; i < d; ++i) pq_[i] += pt_[j * d + i] * q_[j];
+    encode_query(pq_, acc_.electronics.query_bits, x_);
+    RandomStream noise(seed_, {0x5052534dull /* "PRSM" */, head_id_, step});
+    kernel_->score(x_, out, noise);
+    for (std::size_t b = 0; b < out.size(); ++b)
+      out[b] -= static_cast<float>(0.5 * bank_.row_sum[b]);
+    if (acc_.selection.rerank_k > 0) rerank(out);
+  }
+
+  double metadata_bytes() const override {
+    // The digital interface reads the exact signatures of the re-ranked blocks only; the
+    // optical scores need no summary traffic (the signatures sit in the rings).
+    return static_cast<double>(
+               std::min<std::size_t>(acc_.selection.rerank_k, bank_.row_sum.size())) *
+           d_ * acc_.selection.signature_bytes;
+  }
+
+ private:
+  // Top k' by optical score re-scored exactly (P q) . signature, placed above all others.
+  void rerank(std::span<float> out) const {
+    const std::size_t n = out.size();
+    const std::size_t kp = std::min<std::size_t>(acc_.selection.rerank_k, n);
+    order_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) order_[i] = i;
+    std::partial_sort(order_.begin(), order_.begin() + static_cast<std::ptrdiff_t>(kp),
+                      order_.end(), [&](std::size_t a, std::size_t b) {
+                        return out[a] > out[b] || (out[a] == out[b] && a < b);
+                      });
+    float top = -std::numeric_limits<float>::infinity();
+    for (std::size_t i = kp; i < n; ++i) top = std::max(top, out[order_[i]]);
+    float lo = std::numeric_limits<float>::infinity();
+    for (std::size_t i = 0; i < kp; ++i) {
+      const std::size_t b = order_[i];
+      float s = 0.0f;
+      for (int j = 0; j < d_; ++j) s += pq_[static_cast<std::size_t>(j)] * signatures_[b * d_ + j];
+      exact_[b] = s;
+      lo = std::min(lo, s);
+    }
+    const float base = std::isfinite(top) ? top + 1.0f : 0.0f;
+    for (std::size_t i = 0; i < kp; ++i) out[order_[i]] = exact_[order_[i]] - lo + base;
+  }
+
+  kv::ScorerOptions options_;
+  AcceleratorSpec acc_;
+  int d_ = 0;
+  const kv::ProjectionFitter* fitter_ = nullptr;
+  const kv::HeadView* head_ = nullptr;
+  kv::ProjectionMatrix projection_;
+  std::vector<float> pt_;          // P transposed, [D, d]
+  std::vector<float> signatures_;  // [blocks, d]
+  BankWeights bank_;
+  std::uint64_t seed_ = 0, head_id_ = 0;
+  // Per-query scratch and the kernel's scratch: score() is logically const (one scorer per
+  // head, never shared between threads).
+  mutable std::optional<photonics::MvmKernel> kernel_;
+  mutable std::vector<float> q_, pq_, x_, exact_;
+  mutable std::vector<std::size_t> order_;
+};
+
+}  // namespace
+
+std::unique_ptr<kv::Scorer> make_prism_scorer(const kv::ScorerOptions& options) {
+  return std::make_unique<PrismScorer>(options);
+}
+
+void select_top_k(std::span<const float> scores, std::size_t k, std::vector<std::uint32_t>& order) {
+  // A threshold, then a small sort. Split the scores into k interleaved groups (i mod k); each
+  // group's maximum is a distinct score, so the smallest of the k maxima, t, is <= the k-th
+  // largest score: every top-k score is >= t. Keep the scores >= t (usually a few k) and sort
+  // those. The group maxima are an elementwise max over rows of k lanes (vectorized).
+  const std::size_t n = scores.size();
+  k = std::min(k, n);
+  order.resize(n);
+  constexpr std::size_t kLanes = 64;
+  float t = -std::numeric_limits<float>::infinity();
+  if (k > 0 && k <= kLanes) {
+    float m[kLanes];
+    for (std::size_t g = 0; g < k; ++g) m[g] = scores[g];
+    const std::size_t full = n / k * k;
+    for (std::size_t r = k; r < full; r += k)
+      for (std::size_t g = 0; g < k; ++g) m[g] = scores[r + g] > m[g] ? scores[r + g] : m[g];
+    for (std::size_t i = full; i < n; ++i) m[i - full] = std::max(m[i - full], scores[i]);
+    t = m[0];
+    for (std::size_t g = 1; g < k; ++g) t = std::min(t, m[g]);
+  }
+  std::size_t c = 0;
+  for (std::size_t i = 0; i < n; ++i) {  // branch-free compaction
+    order[c] = static_cast<std::uint32_t>(i);
+    c += scores[i] >= t ? 1 : 0;
+  }
+  // Sort packed keys (order-preserving float bits, then the complement of the index so a lower
+  // index wins a tie): plain integer compares, no indirection. Large candidate sets (many
+  // ties) fall back to comparing through the scores.
+  constexpr std::size_t kKeys = 1024;
+  if (c <= kKeys) {
+    std::uint64_t keys[kKeys];
+    for (std::size_t i = 0; i < c; ++i) {
+      std::uint32_t bits;
+      std::memcpy(&bits, &scores[order[i]], sizeof bits);
+      bits = (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);  // ascending as unsigned
+      keys[i] = (static_cast<std::uint64_t>(bits) << 32) | (0xFFFFFFFFu - order[i]);
+    }
+    const auto desc = std::greater<std::uint64_t>();
+    std::nth_element(keys, keys + k, keys + c, desc);
+    std::sort(keys, keys + k, desc);
+    for (std::size_t i = 0; i < k; ++i)
+      order[i] = 0xFFFFFFFFu - static_cast<std::uint32_t>(keys[i] & 0xFFFFFFFFu);
+    return;
+  }
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k),
+                    order.begin() + static_cast<std::ptrdiff_t>(c),
+                    [&](std::uint32_t a, std::uint32_t b) {
+                      return scores[a] > scores[b] || (scores[a] == scores[b] && a < b);
+                    });
+}
+
+void register_scorer(kv::ScorerFamily& family) {
+  family.add("prism",
+             "Prism photonic bank: (P q) . (P mean key) through rings, TIA and ADC "
+             "(needs --accelerator)",
+             make_prism_scorer);
+}
+
+void attach_accelerator(kv::ScorerOptions& options, const AcceleratorSpec& accelerator) {
+  options.accelerator = std::make_shared<const AcceleratorSpec>(accelerator);
+}
+
+}  // namespace lightsim::prism

@@ -1,0 +1,127 @@
+// The Prism scorer against the exact projected scores: identical top-k with every impairment
+// off and enough bits; the exact re-rank restores it when the hardware is impaired.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "../kv/kv_test_util.h"
+#include "lightsim/core/error.h"
+#include "lightsim/kv/blocks.h"
+#include "lightsim/kv/register.h"
+#include "lightsim/kv/scorer.h"
+#include "lightsim/prism/scorer.h"
+#include "shipped_configs.h"
+
+namespace lightsim::prism {
+namespace {
+
+AcceleratorSpec ideal_accelerator() {
+  AcceleratorSpec a = config::load_spec<AcceleratorSpec>(
+      std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs/accelerators/seed_fit.yaml",
+      testing::shipped_configs());
+  a.impairments.crosstalk = false;
+  a.impairments.quantization = false;
+  a.impairments.dac_errors = false;
+  a.impairments.noise = false;
+  a.programming.weight_bits = 24;
+  a.electronics.query_bits = 24;
+  return a;
+}
+
+struct Fixture {
+  kv::KvCache cache;
+  kv::BlockLayout layout;
+  kv::ProjectionFamily projections{"kv_projection", ""};
+  kv::ScorerFamily scorers{"kv_scorer", ""};
+  Fixture()
+      : cache(kv::testing::random_cache({1, 1, 2, 64, 256 * 16, 6}, 3)),
+        layout(256 * 16, kv::BlockOptions{16, 0, 0}) {
+    kv::register_projections(projections);
+    kv::register_scorers(scorers);
+    register_scorer(scorers);
+  }
+  // Scores of every step by scorer `name` with projection "first".
+  std::vector<std::vector<float>> run(const std::string& name, const AcceleratorSpec* a) {
+    kv::ScorerOptions o;
+    o.projection = "first";
+    o.dim = 32;
+    o.projections = &projections;
+    if (a) attach_accelerator(o, *a);
+    auto s = scorers.get(name)(o);
+    const kv::HeadView head = cache.head(0, 0);
+    s->prepare(head, layout, {0, 0, 7});
+    std::vector<std::vector<float>> out;
+    for (std::size_t step = 0; step < head.steps; ++step) {
+      out.emplace_back(layout.blocks());
+      s->score(step, out.back());
+    }
+    return out;
+  }
+};
+
+TEST(PrismScorer, IdealHardwareGivesTheExactProjectedTopK) {
+  Fixture f;
+  const AcceleratorSpec a = ideal_accelerator();
+  const auto exact = f.run("signature", nullptr);
+  const auto prism = f.run("prism", &a);
+  for (std::size_t s = 0; s < exact.size(); ++s)
+    for (std::size_t k : {1, 8, 32})
+      EXPECT_EQ(kv::top_k_blocks(prism[s], f.layout, k), kv::top_k_blocks(exact[s], f.layout, k))
+          << "step " << s << " k " << k;
+}
+
+TEST(PrismScorer, SeedBitsLoseRankingsAndTheExactRerankRestoresThem) {
+  Fixture f;
+  AcceleratorSpec a = ideal_accelerator();
+  a.programming.weight_bits = 3;  // coarse weights must change some rankings
+  a.electronics.query_bits = 3;
+  const auto exact = f.run("signature", nullptr);
+  const auto coarse = f.run("prism", &a);
+  int differing = 0;
+  for (std::size_t s = 0; s < exact.size(); ++s)
+    differing +=
+        kv::top_k_blocks(coarse[s], f.layout, 32) != kv::top_k_blocks(exact[s], f.layout, 32);
+  EXPECT_GT(differing, 0);
+  // Re-ranking every block exactly gives the exact order whatever the optics did.
+  a.impairments = photonics::ImpairmentSpec{};  // everything on
+  a.selection.rerank_k = 256;
+  const auto reranked = f.run("prism", &a);
+  for (std::size_t s = 0; s < exact.size(); ++s)
+    EXPECT_EQ(kv::top_k_blocks(reranked[s], f.layout, 32),
+              kv::top_k_blocks(exact[s], f.layout, 32));
+}
+
+TEST(PrismScorer, NeedsAnAcceleratorWithMatchingChannels) {
+  Fixture f;
+  kv::ScorerOptions o;
+  o.projections = &f.projections;
+  EXPECT_THROW((void)f.scorers.get("prism")(o), InputError);
+  const AcceleratorSpec a = ideal_accelerator();
+  attach_accelerator(o, a);
+  o.dim = 16;
+  EXPECT_THROW((void)f.scorers.get("prism")(o), InputError);
+}
+
+}  // namespace
+}  // namespace lightsim::prism
+
+namespace lightsim::prism {
+namespace {
+
+TEST(PrismScorer, StreamingTopKMatchesTheKvTopK) {
+  RandomStream rng(3, {4});
+  std::vector<float> s(1000);
+  rng.fill_normal(std::span<float>(s));
+  for (int i = 0; i < 100; ++i) s[static_cast<std::size_t>(i * 7)] = 0.5f;  // ties
+  const kv::BlockLayout layout(1000, kv::BlockOptions{1, 0, 0});
+  std::vector<std::uint32_t> order;
+  for (std::size_t k : {1, 7, 32, 64, 100, 1000}) {
+    select_top_k(s, k, order);
+    const auto ref = kv::top_k_blocks(s, layout, k);
+    ASSERT_EQ(ref.size(), k);
+    for (std::size_t i = 0; i < k; ++i) EXPECT_EQ(order[i], ref[i]) << "k " << k << " i " << i;
+  }
+}
+
+}  // namespace
+}  // namespace lightsim::prism
