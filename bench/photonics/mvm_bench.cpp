@@ -73,6 +73,31 @@ void BM_MvmQueryDriftPerQuery(benchmark::State& state) {
 }
 BENCHMARK(BM_MvmQueryDriftPerQuery)->Unit(benchmark::kMicrosecond);
 
+// Option (i) of docs/performance.md: the local drift evolves in time (Ornstein-Uhlenbeck, time
+// constant tau = range(0) ns) and is updated every K = floor(tau / (10 T)) queries, T the 10 ns
+// TIA window: 200 ns gives K = 2, 1 ms (a thermal time constant) K = 10^4. Per query, averaged
+// over the updates.
+void BM_MvmQueryDriftTimeConstant(benchmark::State& state) {
+  Setup setup;
+  setup.impairments.drift_time_constant = Time::si(static_cast<double>(state.range(0)) * 1e-9);
+  MvmKernel kernel(setup.device, setup.impairments, setup.weights);
+  kernel.set_state(1, 0);
+  RandomStream noise(1, {3});
+  std::vector<float> scores(kRows), currents(kRows);
+  for (auto _ : state) {
+    kernel.score_with_drift(setup.query, scores, noise, currents);
+    benchmark::DoNotOptimize(scores.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.counters["K"] = kernel.drift_refresh_queries();
+}
+BENCHMARK(BM_MvmQueryDriftTimeConstant)
+    ->ArgName("tau_ns")
+    ->Arg(200)
+    ->Arg(1'000'000)
+    ->Unit(benchmark::kMicrosecond);
+
 // The random numbers alone that BM_MvmQueryDriftPerQuery needs per query: one float normal per
 // ring (N d) for the drift plus one per row (N) for the detector noise, drawn in the same
 // 1024-value fills. A lower bound for the drift query on one core.

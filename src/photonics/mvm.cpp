@@ -10,6 +10,7 @@
 #include "lightsim/core/error.h"
 #include "lightsim/photonics/device.h"
 #include "lightsim/photonics/link_budget.h"
+#include "photonics/mvm_kernels.h"
 
 namespace lightsim::photonics {
 namespace {
@@ -17,180 +18,9 @@ namespace {
 // Layout of the per-query matrices: rows in blocks of kBlock, each block channel-major
 // (element (r, j) at ((r / kBlock) d + j) kBlock + r % kBlock), the row count padded with zero
 // rows. A block's accumulators then stay in registers over all d channels, and each block reads
-// its 2 x d x kBlock floats of W_eff and S contiguously (one pass, no per-channel load/store
-// of accumulators; the previous per-channel axpy over all rows did 3 loads + 3 stores of
-// accumulators per element, plus three memsets per query).
+// its 2 x d x kBlock floats of W_eff and S contiguously (mvm_kernels.h).
 constexpr int kBlock = MvmKernel::kBlockRows;
-
-// The helpers are always inlined into the target-specific kernels, so the vector ABI of an
-// out-of-line call (which -Wpsabi warns about for vectors wider than the baseline, at every
-// use) never arises.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpsabi"
-// (A vector_size attribute on an alias template is dropped by GCC 12, so: one typedef each.)
-typedef float Vec16 __attribute__((vector_size(64)));
-typedef float Vec8 __attribute__((vector_size(32)));
-typedef float Vec4 __attribute__((vector_size(16)));
-
-template <typename V>
-inline __attribute__((always_inline)) V load(const float* p) {
-  V v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-template <typename V>
-inline __attribute__((always_inline)) void store(float* p, V v) {
-  std::memcpy(p, &v, sizeof v);
-}
-
-// One block of kBlock rows, all d channels, in one pass:
-//   acc = sum_j (W_eff + corr) x_j, sum = sum_j S u_j, rin = sum_j W_eff^2 u_j^2
-// (corr: per-query drift correction of the own-channel weight, or null), with L-lane vectors
-// (the native width of the target: a wider generic vector is lowered through the stack).
-// Per row, the sums run over j = 0..d-1 in order with separate multiply and add (no FMA: this
-// file is built with -ffp-contract=off, src/CMakeLists.txt), so every code path gives the
-// same bits, and acc equals the sequential float product when nothing is impaired.
-// The switches are template parameters so the inner loop carries no tests.
-template <typename V, bool kCorr, bool kShot, bool kRin>
-inline __attribute__((always_inline)) void block_pass_body(
-    const float* __restrict w, const float* __restrict s, const float* __restrict corr,
-    const float* __restrict x, const float* __restrict u, const float* __restrict u2, int d,
-    float* __restrict acc, float* __restrict sum, float* __restrict rin2) {
-  constexpr int L = sizeof(V) / sizeof(float), kV = kBlock / L;
-  V a[kV] = {}, sm[kV] = {}, q[kV] = {};
-  for (int j = 0; j < d; ++j) {
-    const std::ptrdiff_t o = static_cast<std::ptrdiff_t>(j) * kBlock;
-#pragma GCC unroll 8
-    for (int v = 0; v < kV; ++v) {
-      const V wv = load<V>(w + o + v * L);
-      if constexpr (kCorr)
-        a[v] += (wv + load<V>(corr + o + v * L)) * x[j];
-      else
-        a[v] += wv * x[j];
-      if constexpr (kShot) sm[v] += load<V>(s + o + v * L) * u[j];
-      if constexpr (kRin) q[v] += wv * wv * u2[j];
-    }
-  }
-#pragma GCC unroll 8
-  for (int v = 0; v < kV; ++v) {
-    store<V>(acc + v * L, a[v]);
-    store<V>(sum + v * L, sm[v]);
-    store<V>(rin2 + v * L, q[v]);
-  }
-}
-
-template <typename V>
-inline __attribute__((always_inline)) void block_pass_dispatch(
-    const float* __restrict w, const float* __restrict s, const float* __restrict corr,
-    const float* __restrict x, const float* __restrict u, const float* __restrict u2, int d,
-    bool shot, bool rin, float* __restrict acc, float* __restrict sum, float* __restrict rin2) {
-#define LIGHTSIM_BLOCK_PASS_CASE(c, sh, ri)                    \
-  if ((corr != nullptr) == (c) && shot == (sh) && rin == (ri)) \
-    return block_pass_body<V, c, sh, ri>(w, s, corr, x, u, u2, d, acc, sum, rin2);
-  LIGHTSIM_BLOCK_PASS_CASE(false, true, true)
-  LIGHTSIM_BLOCK_PASS_CASE(true, true, true)
-  LIGHTSIM_BLOCK_PASS_CASE(false, false, false)
-  LIGHTSIM_BLOCK_PASS_CASE(true, false, false)
-  LIGHTSIM_BLOCK_PASS_CASE(false, true, false)
-  LIGHTSIM_BLOCK_PASS_CASE(true, true, false)
-  LIGHTSIM_BLOCK_PASS_CASE(false, false, true)
-  LIGHTSIM_BLOCK_PASS_CASE(true, false, true)
-#undef LIGHTSIM_BLOCK_PASS_CASE
-}
-
-#define LIGHTSIM_BLOCK_PASS_ARGS                                                               \
-  const float *__restrict w, const float *__restrict s, const float *__restrict corr,          \
-      const float *__restrict x, const float *__restrict u, const float *__restrict u2, int d, \
-      bool shot, bool rin, float *__restrict acc, float *__restrict sum, float *__restrict rin2
-__attribute__((target("avx512f"))) void block_pass_avx512(LIGHTSIM_BLOCK_PASS_ARGS) {
-  block_pass_dispatch<Vec16>(w, s, corr, x, u, u2, d, shot, rin, acc, sum, rin2);
-}
-__attribute__((target("avx2"))) void block_pass_avx2(LIGHTSIM_BLOCK_PASS_ARGS) {
-  block_pass_dispatch<Vec8>(w, s, corr, x, u, u2, d, shot, rin, acc, sum, rin2);
-}
-void block_pass_default(LIGHTSIM_BLOCK_PASS_ARGS) {
-  block_pass_dispatch<Vec4>(w, s, corr, x, u, u2, d, shot, rin, acc, sum, rin2);
-}
-#undef LIGHTSIM_BLOCK_PASS_ARGS
-using BlockPass = void (*)(const float*, const float*, const float*, const float*, const float*,
-                           const float*, int, bool, bool, float*, float*, float*);
-// Chosen once per process from the CPU (like target_clones).
-BlockPass block_pass_for_cpu() {
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return block_pass_avx512;
-  if (__builtin_cpu_supports("avx2")) return block_pass_avx2;
-  return block_pass_default;
-}
-const BlockPass block_pass = block_pass_for_cpu();
-#pragma GCC diagnostic pop
-
-// Constants of the lone-ring weight at the channel wavelength lambda, in float (see
-// drift_block): w(delta) = (p + q s^2) / (r + q s^2), s = sin(phi / 2),
-// phi / 2 = k delta / (lambda + delta).
-struct RingWeightConsts {
-  float k, lambda, p, q, r;
-};
-
-// Per-query drift of one block: z (d x kBlock normals, channel-major) becomes each ring's
-// local drift, sigma z_0 at j = 0 and rho drift_{j-1} + sigma sqrt(1 - rho^2) z_j along the bus
-// (an AR(1) field, stationary with variance sigma^2); corr = w(det + drift) - own, the change of
-// the ring's own-channel weight through the exact lone-ring response (Ring::at_phase):
-//   T - D = ((r2 a - r1)^2 - (1 - r1^2)(1 - r2^2) a + 4 x s^2) / ((1 - x)^2 + 4 x s^2),
-//   x = r1 r2 a, s = sin(phi / 2), phi = 2 pi n_g L (1/lambda - 1/(lambda + delta)),
-// evaluated in float: phi / 2 reduced by multiples of pi (s^2 has period pi), sin by its
-// degree-11 Taylor polynomial on [-pi/2, pi/2] (error < 6e-8), so |w_float - w| is a few
-// 1e-7 (float rounding of a handful of operations) against the detector noise of about 1e-3 of
-// full scale. This replaced a 2^16-entry table with linear interpolation (error < 2e-6), whose
-// gathers cost about 40 us per query. Plain multiply/add/divide, no FMA (-ffp-contract=off): the
-// same bits on every code path.
-__attribute__((target_clones("avx512f", "avx2", "default"))) void drift_block(
-    float* __restrict corr, const float* __restrict z, const float* __restrict det,
-    const float* __restrict own, RingWeightConsts c, float sigma, float rho, float innov_sigma,
-    int d) {
-  constexpr float kPiF = 3.14159265358979f, kInvPi = 0.318309886183791f;
-  constexpr float kRound = 12582912.0f;  // 1.5 * 2^23: (v + kRound) - kRound rounds to nearest
-  float drift[kBlock];
-  for (int k = 0; k < kBlock; ++k) drift[k] = sigma * z[k];
-  for (int j = 0; j < d; ++j) {
-    const std::ptrdiff_t o = static_cast<std::ptrdiff_t>(j) * kBlock;
-    if (j > 0)
-      for (int k = 0; k < kBlock; ++k) drift[k] = rho * drift[k] + innov_sigma * z[o + k];
-    for (int k = 0; k < kBlock; ++k) {
-      const float delta = det[o + k] + drift[k];
-      float t = c.k * (delta / (c.lambda + delta));  // phi / 2
-      t = t - ((t * kInvPi + kRound) - kRound) * kPiF;
-      const float t2 = t * t;
-      const float sn =
-          t * (1.0f +
-               t2 * (-1.0f / 6 +
-                     t2 * (1.0f / 120 +
-                           t2 * (-1.0f / 5040 + t2 * (1.0f / 362880 + t2 * (-1.0f / 39916800))))));
-      const float qs = c.q * (sn * sn);
-      corr[o + k] = (c.p + qs) / (c.r + qs) - own[o + k];
-    }
-  }
-}
-
-// Per row: current = scale acc + bias + sqrt(var) z, var = base + shot sum + rin rin2; ADC
-// quantization (round to the LSB, clipped to [-half, half - lsb]) when lsb > 0; then scores.
-// Built with -fno-math-errno (src/CMakeLists.txt) so sqrt and the rounding vectorize.
-__attribute__((target_clones("avx512f", "avx2", "default"))) void finish_rows(
-    const float* __restrict acc, const float* __restrict sum, const float* __restrict rin2,
-    const float* __restrict z, const float* __restrict bias, float scale, float base, float shot,
-    float rin, float lsb, float half, float* __restrict currents, float* __restrict scores, int n) {
-  const float inv_scale = 1.0f / scale;
-  const float inv_lsb = lsb > 0.0f ? 1.0f / lsb : 0.0f;
-  for (int r = 0; r < n; ++r) {
-    const float var = base + shot * sum[r] + rin * rin2[r];
-    float current = scale * acc[r] + bias[r] + std::sqrt(var) * z[r];
-    if (lsb > 0.0f) {
-      current = current < -half ? -half : (current > half - lsb ? half - lsb : current);
-      current = std::nearbyint(current * inv_lsb) * lsb;
-    }
-    currents[r] = current;
-    scores[r] = (current - bias[r]) * inv_scale;
-  }
-}
+static_assert(kBlock == kernels::kBlock);
 
 }  // namespace
 
@@ -218,6 +48,16 @@ void ImpairmentSpec::describe(config::Schema<ImpairmentSpec>& s) {
           "correlation length of the per-ring drift in ring pitches (exponential; 0 = "
           "independent)")
       .min(0.0);
+  s.field("drift_time_constant", &ImpairmentSpec::drift_time_constant,
+          "time constant of the per-query local drift (Ornstein-Uhlenbeck; 0 = independent "
+          "every query); it is updated every max(1, floor(tau / (10 T))) queries")
+      .min("0 s");
+  s.field("query_period", &ImpairmentSpec::query_period,
+          "time between queries T (0 = one TIA integration window)")
+      .min("0 s");
+  s.field("heater_crosstalk", &ImpairmentSpec::heater_crosstalk,
+          "neighbouring heaters shift each ring through the tuning's thermal-crosstalk matrix "
+          "(thermo-optic devices, uncompensated)");
   s.field("noise", &ImpairmentSpec::noise,
           "draw detector, RIN and ADC noise per query (terms switched in the device's noise)");
 }
@@ -259,7 +99,10 @@ MvmKernel::MvmKernel(const DeviceSpec& device, const ImpairmentSpec& impairments
   z_.assign(static_cast<std::size_t>(rows_), 0.0f);
   cur_.assign(static_cast<std::size_t>(rows_), 0.0f);
   zq_.assign(static_cast<std::size_t>(kBlock) * d_, 0.0f);
-  corr_.assign(static_cast<std::size_t>(kBlock) * d_, 0.0f);
+  qfield_.assign(n_pad, 0.0f);
+  corr_.assign(n_pad, 0.0f);
+  heat_.assign(n, 0.0);
+  kernels_ = &kernels::kernels_for_cpu();
 
   // Optics: channel power at a row, modulator extinction, detector constants.
   const double loss_db = link_budget(device, device.laser.power_per_line.si()).total_loss_db;
@@ -273,14 +116,29 @@ MvmKernel::MvmKernel(const DeviceSpec& device, const ImpairmentSpec& impairments
   shot_coef_ = noise_spec_.shot ? 2.0 * kElementaryCharge * b : 0.0;
   rin_coef_ = noise_spec_.rin ? detection_.variances(0.0, 0.0, 1.0).rin : 0.0;
   drift_rho_ = imp_.correlation_rings > 0 ? std::exp(-1.0 / imp_.correlation_rings) : 0.0;
+  // Per-query drift in time: K queries per update, exact OU transition over K T.
+  const double tau = imp_.drift_time_constant.si();
+  const double period =
+      imp_.query_period.si() > 0 ? imp_.query_period.si() : device.tia.integration_window.si();
+  if (tau > 0) {
+    LIGHTSIM_CHECK(period > 0, "MvmKernel: drift_time_constant needs a query period > 0");
+    refresh_k_ = static_cast<int>(std::clamp(std::floor(0.1 * tau / period), 1.0, 1e9));
+    drift_a_ = std::exp(-refresh_k_ * period / tau);
+  }
+  heater_c_ = imp_.heater_crosstalk && device.tuning.mechanism == TuningMechanism::thermo_optic
+                  ? device.tuning.thermal_crosstalk
+                  : 0.0;
 
-  // Lone-ring weight at the channel wavelength, for per-query drift (drift_block).
+  // Lone-ring weight at the channel wavelength, for per-query drift (kernels::DriftCorr).
   const Ring& ring = programmer_.ring();
   const double x = ring.x(), dd = ring.r2() * ring.a() - ring.r1();
   ring_k_ = std::numbers::pi * ring.n_g() * ring.circumference() / ring.wavelength();
   ring_p_ = dd * dd - (1.0 - ring.r1() * ring.r1()) * (1.0 - ring.r2() * ring.r2()) * ring.a();
   ring_q_ = 4.0 * x;
   ring_r_ = (1.0 - x) * (1.0 - x);
+  ring_consts_ = {static_cast<float>(ring_k_), static_cast<float>(ring.wavelength()),
+                  static_cast<float>(ring_p_), static_cast<float>(ring_q_),
+                  static_cast<float>(ring_r_)};
 
   // Ideal state: programmed detunings with an ideal DAC (or exact targets).
   const DacInstance ideal = DacInstance::ideal(dac_spec_);
@@ -288,6 +146,7 @@ MvmKernel::MvmKernel(const DeviceSpec& device, const ImpairmentSpec& impairments
     const ProgrammedWeight p = programmer_.program(requested_[i], ideal);
     programmed_[i] = imp_.quantization ? p.detuning : p.target_detuning;
   }
+  compute_heat();
   compute_static();
 }
 
@@ -329,7 +188,28 @@ void MvmKernel::set_state(std::uint64_t seed, std::uint64_t trial) {
       field[i] = rho * field[i - d_] + innov * field[i];
     }
   for (std::size_t i = 0; i < n; ++i) drift_[i] = global + imp_.drift_local_sigma.si() * field[i];
+  compute_heat();
   compute_static();
+  queries_ = 0;
+  have_field_ = false;
+}
+
+void MvmKernel::compute_heat() {
+  // Ring i of a row is warmed by heater j with K_ij = c^|i-j| times the rise heater j gives its
+  // own ring (thermal_crosstalk_matrix), so its resonance moves by sum_{j != i} K_ij s_j, s_j =
+  // programmed_j - rest the shift heater j was set for (heater power x R_th x d lambda / dT).
+  // The programming does not compensate it.
+  if (heater_c_ <= 0.0) return;
+  const double rest = programmer_.rest_detuning();
+  for (int r = 0; r < rows_; ++r) {
+    const std::size_t row = static_cast<std::size_t>(r) * d_;
+    for (int i = 0; i < d_; ++i) {
+      double shift = 0.0;
+      for (int j = 0; j < d_; ++j)
+        if (j != i) shift += std::pow(heater_c_, std::abs(i - j)) * (programmed_[row + j] - rest);
+      heat_[row + i] = shift;
+    }
+  }
 }
 
 void MvmKernel::compute_static() {
@@ -337,7 +217,8 @@ void MvmKernel::compute_static() {
   for (int r = 0; r < rows_; ++r) {
     const std::size_t row = static_cast<std::size_t>(r) * d_;
     for (int i = 0; i < d_; ++i)
-      detuning_[row + i] = programmed_[row + i] + static_err_[row + i] + drift_[row + i];
+      detuning_[row + i] =
+          programmed_[row + i] + heat_[row + i] + static_err_[row + i] + drift_[row + i];
     double bias = 0.0, bias_s = 0.0;
     for (int j = 0; j < d_; ++j) {
       const double lambda = lambdas_[static_cast<std::size_t>(j)];
@@ -391,8 +272,9 @@ void MvmKernel::score(std::span<const float> x, std::span<float> scores, RandomS
   for (int b = 0; b < rows_pad_ / kBlock; ++b) {
     const std::size_t o = static_cast<std::size_t>(b) * block,
                       r = static_cast<std::size_t>(b) * kBlock;
-    block_pass(wt_.data() + o, st_.data() + o, nullptr, x.data(), u_.data(), u2_.data(), d_,
-               shot_coef_ > 0, rin_coef_ > 0, acc_.data() + r, sum_.data() + r, rin_.data() + r);
+    kernels_->block_pass(wt_.data() + o, st_.data() + o, nullptr, x.data(), u_.data(), u2_.data(),
+                         d_, shot_coef_ > 0, rin_coef_ > 0, acc_.data() + r, sum_.data() + r,
+                         rin_.data() + r);
   }
   finish(scores, currents, noise);
 }
@@ -400,28 +282,51 @@ void MvmKernel::score(std::span<const float> x, std::span<float> scores, RandomS
 void MvmKernel::score_with_drift(std::span<const float> x, std::span<float> scores,
                                  RandomStream& noise, std::span<float> currents) {
   prepare(x);
-  // Per block: d x kBlock fresh normals (one fill per block; consecutive fills equal one fill
-  // of the total, so the draws depend on the stream only), each ring's local drift for this
-  // query (AR(1) along the bus when correlated), its own-channel weight change, then the
-  // block's accumulations with the corrected weights; the scratch stays in L1.
-  const float sigma = static_cast<float>(imp_.drift_local_sigma.si());
-  const float rho = static_cast<float>(drift_rho_);
-  const float innov_sigma =
-      static_cast<float>(imp_.drift_local_sigma.si() * std::sqrt(1.0 - drift_rho_ * drift_rho_));
-  const RingWeightConsts consts{
-      static_cast<float>(ring_k_), static_cast<float>(programmer_.ring().wavelength()),
-      static_cast<float>(ring_p_), static_cast<float>(ring_q_), static_cast<float>(ring_r_)};
+  const kernels::KernelSet& k = *kernels_;
   const std::size_t block = static_cast<std::size_t>(kBlock) * d_;
-  for (int b = 0; b < rows_pad_ / kBlock; ++b) {
-    const std::size_t o = static_cast<std::size_t>(b) * block,
-                      r = static_cast<std::size_t>(b) * kBlock;
-    noise.fill_normal(std::span<float>(zq_));
-    drift_block(corr_.data(), zq_.data(), det_t_.data() + o, own_t_.data() + o, consts, sigma, rho,
-                innov_sigma, d_);
-    block_pass(wt_.data() + o, st_.data() + o, corr_.data(), x.data(), u_.data(), u2_.data(), d_,
-               shot_coef_ > 0, rin_coef_ > 0, acc_.data() + r, sum_.data() + r, rin_.data() + r);
+  const bool update = queries_ % static_cast<std::uint64_t>(refresh_k_) == 0;
+  const bool keep = imp_.drift_time_constant.si() > 0;  // the field has memory in time
+  ++queries_;
+  for (int blk = 0; blk < rows_pad_ / kBlock; ++blk) {
+    const std::size_t o = static_cast<std::size_t>(blk) * block,
+                      r = static_cast<std::size_t>(blk) * kBlock;
+    // With memory in time the field and the corrections are kept for the whole bank (later
+    // queries reuse them); otherwise one block of scratch each, which stays in L1 (measured:
+    // the bank-wide arrays cost 8-15 us per query at N = 1024).
+    float* corr = keep ? corr_.data() + o : corr_.data();
+    float* field = keep ? qfield_.data() + o : qfield_.data();
+    if (update) {
+      // d x kBlock fresh normals (consecutive fills equal one fill of the total, so the draws
+      // depend on the stream only), the block's unit field, its step in time, each ring's
+      // own-weight change.
+      noise.fill_normal(std::span<float>(zq_));
+      k.drift_block(corr, field, zq_.data(), static_cast<float>(drift_rho_),
+                    static_cast<float>(std::sqrt(1.0 - drift_rho_ * drift_rho_)),
+                    static_cast<float>(drift_a_),
+                    static_cast<float>(std::sqrt(1.0 - drift_a_ * drift_a_)), have_field_,
+                    det_t_.data() + o, own_t_.data() + o, ring_consts_,
+                    static_cast<float>(imp_.drift_local_sigma.si()), d_);
+    }
+    k.block_pass(wt_.data() + o, st_.data() + o, corr, x.data(), u_.data(), u2_.data(), d_,
+                 shot_coef_ > 0, rin_coef_ > 0, acc_.data() + r, sum_.data() + r, rin_.data() + r);
   }
+  if (update) have_field_ = true;
   finish(scores, currents, noise);
+}
+
+std::vector<double> MvmKernel::query_drift() const {
+  if (imp_.drift_time_constant.si() <= 0) return {};
+  std::vector<double> out(requested_.size(), 0.0);
+  if (!have_field_) return out;
+  for (int r = 0; r < rows_; ++r)
+    for (int j = 0; j < d_; ++j)
+      out[static_cast<std::size_t>(r) * d_ + j] =
+          imp_.drift_local_sigma.si() * static_cast<double>(qfield_[blocked(r, j)]);
+  return out;
+}
+
+void MvmKernel::use_simd_level(detail::SimdLevel level) {
+  kernels_ = &kernels::kernels_for(level);
 }
 
 void MvmKernel::finish(std::span<float> scores, std::span<float> currents, RandomStream& noise) {
@@ -439,12 +344,12 @@ void MvmKernel::finish(std::span<float> scores, std::span<float> currents, Rando
   }
   noise.fill_normal(std::span<float>(z_));
   float* out_currents = currents.empty() ? cur_.data() : currents.data();
-  finish_rows(acc_.data(), sum_.data(), rin_.data(), z_.data(), bias_.data(), scale,
-              static_cast<float>(const_var_), static_cast<float>(shot_coef_ * r_pch_),
-              static_cast<float>(rin_coef_ * r_pch_ * r_pch_),
-              noise_spec_.adc ? static_cast<float>(detection_.adc_lsb_current()) : 0.0f,
-              static_cast<float>(0.5 * detection_.adc_full_scale_current()), out_currents,
-              scores.data(), rows_);
+  kernels_->finish_rows(acc_.data(), sum_.data(), rin_.data(), z_.data(), bias_.data(), scale,
+                        static_cast<float>(const_var_), static_cast<float>(shot_coef_ * r_pch_),
+                        static_cast<float>(rin_coef_ * r_pch_ * r_pch_),
+                        noise_spec_.adc ? static_cast<float>(detection_.adc_lsb_current()) : 0.0f,
+                        static_cast<float>(0.5 * detection_.adc_full_scale_current()), out_currents,
+                        scores.data(), rows_);
 }
 
 }  // namespace lightsim::photonics

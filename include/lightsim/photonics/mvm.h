@@ -21,10 +21,18 @@
 namespace lightsim::photonics {
 
 struct DeviceSpec;
+namespace kernels {
+struct KernelSet;
+struct RingWeightConsts {  // lone-ring weight in float (mvm_kernels.h)
+  float k, lambda, p, q, r;
+};
+}  // namespace kernels
 
 // What is impaired; each part can be switched off. All offsets are resonance shifts.
+// Presets in configs/impairments/ (`preset: typical`).
 struct ImpairmentSpec {
   static constexpr std::string_view kind = "impairments";
+  static constexpr std::string_view preset_dir = "impairments";
   bool crosstalk = true;     // leakage between channels and bus order (off: own channel only)
   bool quantization = true;  // DAC codes (off: each ring sits exactly at its target detuning)
   bool dac_errors = true;    // per-trial DAC gain error (+ calibration table) and INL/DNL
@@ -33,7 +41,16 @@ struct ImpairmentSpec {
   Length drift_global_sigma = Length::si(0.0);    // drift common to the chip, per trial
   Length drift_local_sigma = Length::si(0.0);     // per-ring drift
   double correlation_rings = 0.0;  // correlation length of the per-ring drift, ring pitches
-  bool noise = true;               // detector/RIN/ADC noise per query (terms: device.noise)
+  // Per-query local drift in time (score_with_drift): an Ornstein-Uhlenbeck process with this
+  // time constant (0: independent every query), updated every K = max(1, floor(tau / (10 T)))
+  // queries by its exact transition over K T and held in between; T = query_period, or the
+  // TIA integration window when query_period is 0.
+  Time drift_time_constant = Time::si(0.0);
+  Time query_period = Time::si(0.0);
+  // Heat of neighbouring heaters shifts each ring through the tuning's thermal-crosstalk matrix
+  // (thermo-optic devices; uncompensated by the weight programming).
+  bool heater_crosstalk = true;
+  bool noise = true;  // detector/RIN/ADC noise per query (terms: device.noise)
   static void describe(config::Schema<ImpairmentSpec>& s);
 };
 
@@ -58,11 +75,22 @@ class MvmKernel {
   // when nothing is impaired); currents (optional): N balanced currents in A (TIA input).
   void score(std::span<const float> x, std::span<float> scores, RandomStream& noise,
              std::span<float> currents = {});
-  // Same, with each ring's local drift redrawn for this query (global part kept): each ring's
-  // own-channel weight moves through the exact lone-ring response (in float), the crosstalk terms
-  // keep the state's values.
+  // Same, with each ring's local drift redrawn for this query (global part kept): a field
+  // correlated along the bus, rows independent (set_state's field also correlates down the
+  // columns; docs/photonics.md says why this one does not), every ring's own-channel
+  // weight moved through the exact lone-ring response (in float); the crosstalk terms keep the
+  // state's values. With drift_time_constant > 0 the field is redrawn only every
+  // drift_refresh_queries() queries (see ImpairmentSpec); set_state restarts the count.
   void score_with_drift(std::span<const float> x, std::span<float> scores, RandomStream& noise,
                         std::span<float> currents = {});
+  // Queries between per-query drift updates (K, see ImpairmentSpec).
+  int drift_refresh_queries() const { return refresh_k_; }
+  // The local drift (metres, N x d row-major) of the last score_with_drift since set_state
+  // (zeros before the first); kept only when drift_time_constant > 0, else empty.
+  std::vector<double> query_drift() const;
+  // Forces the SIMD code path (tests compare paths; the default is the best for this CPU).
+  // Throws InternalError if the CPU lacks it.
+  void use_simd_level(detail::SimdLevel level);
 
   // The static part: effective weights W_eff (N x d, row-major).
   std::vector<float> effective_weights() const;
@@ -71,6 +99,7 @@ class MvmKernel {
 
  private:
   void compute_static();
+  void compute_heat();                     // heat_ from programmed_ (thermal crosstalk of heaters)
   void prepare(std::span<const float> x);  // u_, u2_
   // Index of (row r, channel j) in the blocked per-query layout (see mvm.cpp).
   std::size_t blocked(int r, int j) const {
@@ -90,6 +119,7 @@ class MvmKernel {
   std::vector<double> programmed_;  // N x d detunings from the DAC (no drift, no errors)
   std::vector<double> static_err_;  // N x d fabrication + calibration error
   std::vector<double> drift_;       // N x d drift of the state (global + local)
+  std::vector<double> heat_;        // N x d shift by the neighbours' heaters
   std::vector<double> detuning_;    // N x d total
   // Static part in the blocked layout (row blocks of 32, channel-major inside a block, zero
   // rows padding the last block) so the per-query loop runs over rows in SIMD lanes.
@@ -100,10 +130,21 @@ class MvmKernel {
   std::vector<float> bias_s_;   // N: same for S
   // Per-query scratch.
   std::vector<float> u_, u2_, acc_, sum_, rin_, z_, cur_;
-  std::vector<float> zq_, corr_;  // per block: drift normals, own-weight corrections
+  std::vector<float> zq_;      // per block: drift normals, then the fresh unit field
+  std::vector<float> zs_;      // per block: scratch of the column scan
+  std::vector<float> carry_;   // d: the field in the last row of the previous block
+  std::vector<float> qfield_;  // blocked: the per-query unit field in use
+  std::vector<float> corr_;    // blocked: own-weight corrections of that field
+  const kernels::KernelSet* kernels_ = nullptr;  // the SIMD path in use
+  int refresh_k_ = 1;                            // queries per drift update
+  double drift_a_ = 0.0;                         // OU transition over K queries, exp(-K T / tau)
+  std::uint64_t queries_ = 0;                    // score_with_drift calls since set_state
+  bool have_field_ = false;                      // qfield_ holds a field of the current state
+  double heater_c_ = 0.0;                        // thermal crosstalk applied (0: none)
   // Lone-ring weight w(delta) = (p + q s^2) / (r + q s^2), s = sin(k delta / (lambda + delta)),
   // for per-query drift (mvm.cpp, drift_block).
   double ring_k_ = 0, ring_p_ = 0, ring_q_ = 0, ring_r_ = 0;
+  kernels::RingWeightConsts ring_consts_{};
   double scale_ = 0;  // R P_ch (1 - eps): A per unit score
   double eps_ = 0, r_pch_ = 0;
   double rin_coef_ = 0, shot_coef_ = 0, const_var_ = 0;
