@@ -1,34 +1,42 @@
-// The FAISS IVF-PQ baseline's per-query search cost on a synthetic head (bench/kv).
+// The FAISS IVF-PQ baseline's per-query search cost on a synthetic head (bench/kv), beside
+// the signature scorer on the same head, at the operating points of the matched-recall sweep
+// (docs/kv-data.md, "FAISS at matched recall"; docs/performance.md, section kv).
 #include <benchmark/benchmark.h>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "lightsim/core/context.h"
 #include "lightsim/kv/generator.h"
+#include "lightsim/kv/projection.h"
 #include "lightsim/kv/scorer.h"
 
 namespace lightsim::kv {
 namespace {
 
-// One KV head of the Qwen-like preset (T tokens, 7 query heads, 16 steps); index built once
-// (not timed); each iteration scores one decode step = 7 query-head searches (nprobe 16,
-// 256 tokens retrieved each) plus the block aggregation. Items = query heads.
-void BM_FaissIvfPqStep(benchmark::State& state) {
+// One KV head of the Qwen-like preset defaults (T tokens, 7 query heads, 16 steps), seed 1.
+KvCache one_head(std::size_t tokens) {
   KvGeneratorSpec spec;
   spec.model_layers = 1;
   spec.kv_heads = 1;
   spec.q_heads = 7;
-  spec.tokens = state.range(0);
+  spec.tokens = tokens;
   ContextOptions co;
   co.threads = 1;
   Context ctx(co);
-  const KvCache cache = generate_kv_cache(spec, ctx);
+  return generate_kv_cache(spec, ctx);
+}
+
+// Times scorer->score for one decode step (7 query heads); prepare (index build) is not timed.
+// Items = query heads, so items/s inverts to the time per query head.
+void time_steps(benchmark::State& state, const std::string& name, const ScorerOptions& o) {
+  const KvCache cache = one_head(static_cast<std::size_t>(state.range(0)));
   const HeadView head = cache.head(0, 0);
   const BlockLayout layout(head.tokens, {});
   ScorerFamily family("kv_scorer", "");
   register_scorers(family);
-  std::unique_ptr<Scorer> scorer = family.get("faiss_ivfpq")(ScorerOptions{});
+  std::unique_ptr<Scorer> scorer = family.get(name)(o);
   scorer->prepare(head, layout, {0, 0, 1});
   std::vector<float> scores(layout.blocks());
   std::size_t step = 0;
@@ -36,9 +44,36 @@ void BM_FaissIvfPqStep(benchmark::State& state) {
     scorer->score(step++ % head.steps, scores);
     benchmark::DoNotOptimize(scores.data());
   }
-  state.SetItemsProcessed(state.iterations() * 7);
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(head.group));
 }
-BENCHMARK(BM_FaissIvfPqStep)->Arg(32768)->Unit(benchmark::kMicrosecond);
+
+// Args: tokens, nprobe, retrieve (tokens per query head). nlist, m = 16, 8 bits as the CLI
+// defaults. Run with OMP_NUM_THREADS=1 for the one-core figure.
+void BM_FaissIvfPqStep(benchmark::State& state) {
+  ScorerOptions o;
+  o.nprobe = static_cast<std::size_t>(state.range(1));
+  o.retrieve = static_cast<std::size_t>(state.range(2));
+  time_steps(state, "faiss_ivfpq", o);
+}
+BENCHMARK(BM_FaissIvfPqStep)
+    ->Args({8192, 1, 256})
+    ->Args({8192, 2, 256})
+    ->Args({8192, 16, 256})
+    ->Args({8192, 16, 1024})
+    ->Args({8192, 64, 1024})
+    ->Args({32768, 16, 256})
+    ->Unit(benchmark::kMicrosecond);
+
+// The signature scorer (PCA, d = 32) on the same head: sum of the group's queries, projection
+// to d, and the blocked scoring kernel (no top-k; FAISS's figure has none either).
+void BM_SignatureScorerStep(benchmark::State& state) {
+  ProjectionFamily projections("kv_projection", "");
+  register_projections(projections);
+  ScorerOptions o;
+  o.projections = &projections;
+  time_steps(state, "signature", o);
+}
+BENCHMARK(BM_SignatureScorerStep)->Arg(8192)->Arg(32768)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace lightsim::kv
