@@ -3,6 +3,7 @@
 // TPAMI 2011; FAISS, Johnson et al. 2019).
 #include <faiss/IndexFlat.h>
 #include <faiss/IndexIVFPQ.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -15,6 +16,21 @@ namespace lightsim::kv {
 namespace {
 
 using FaissIdx = faiss::Index::idx_t;
+
+// FAISS parallelizes internally with OpenMP; lightsim parallelizes over heads (parallel_for), so
+// each index runs on the calling thread only: nested teams would oversubscribe the cores, and
+// OpenMP's spinning barriers stall when the cores are shared (a 3 s unit test took 70 s at load
+// 20). omp_set_num_threads changes the calling thread's ICV only; the guard restores it.
+class SingleThreadedOmp {
+ public:
+  SingleThreadedOmp() : saved_(omp_get_max_threads()) { omp_set_num_threads(1); }
+  ~SingleThreadedOmp() { omp_set_num_threads(saved_); }
+  SingleThreadedOmp(const SingleThreadedOmp&) = delete;
+  SingleThreadedOmp& operator=(const SingleThreadedOmp&) = delete;
+
+ private:
+  int saved_;
+};
 
 class FaissIvfPqScorer final : public Scorer {
  public:
@@ -48,6 +64,7 @@ class FaissIvfPqScorer final : public Scorer {
     // sub-quantizers here (the coarse quantizer keeps the default).
     index_->pq.cp.min_points_per_centroid = 8;
     const auto n = static_cast<FaissIdx>(head.tokens);
+    const SingleThreadedOmp one_thread;
     index_->train(n, head.keys);
     index_->add(n, head.keys);
     index_->nprobe = std::min(o_.nprobe, nlist_);
@@ -58,6 +75,7 @@ class FaissIvfPqScorer final : public Scorer {
 
   void score(std::size_t step, std::span<float> out) const override {
     std::fill(out.begin(), out.end(), 0.0f);
+    const SingleThreadedOmp one_thread;
     const double inv_sqrt_d = 1.0 / std::sqrt(static_cast<double>(head_->head_dim));
     for (std::size_t g = 0; g < head_->group; ++g) {
       index_->search(1, head_->query(g, step), static_cast<FaissIdx>(retrieve_), distances_.data(),

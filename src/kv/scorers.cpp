@@ -149,30 +149,29 @@ class SignatureScorer final : public BaseScorer {
     ProjectionInput in{&head, options_.dim, index.layer, index.kv_head, &rng, options_.learned};
     projection_ = (*fitter_)(in);
     const std::vector<float> means = block_mean_keys(head, layout);
-    // Stored transposed, [d, blocks], for the vectorized kernel.
+    // Stored in the blocked layout [tiles, d, 64] of the vectorized kernel (kernels.h).
     const std::size_t nb = layout.blocks(), d = projection_.dim;
-    std::vector<float> sig(d);
-    signatures_.resize(nb * d);
-    for (std::size_t b = 0; b < nb; ++b) {
-      projection_.apply(means.data() + b * head.head_dim, sig.data());
-      for (std::size_t j = 0; j < d; ++j) signatures_[j * nb + b] = sig[j];
-    }
+    std::vector<float> sig(nb * d);
+    for (std::size_t b = 0; b < nb; ++b)
+      projection_.apply(means.data() + b * head.head_dim, sig.data() + b * d);
+    pack_signatures(sig.data(), nb, d, signatures_);
   }
   void score(std::size_t step, std::span<float> out) const override {
+    LIGHTSIM_CHECK(out.size() == signatures_.blocks, "signature scorer: one score per block");
     std::vector<float> q, pq(projection_.dim);
     summed_query(step, q);
     projection_.apply(q.data(), pq.data());
-    score_signatures(signatures_.data(), pq.data(), out.size(), projection_.dim, out.data());
+    score_signatures_blocked(signatures_, pq.data(), out.data());
   }
   double metadata_bytes() const override {
-    return static_cast<double>(signatures_.size()) * options_.summary_bytes;
+    return static_cast<double>(signatures_.blocks * signatures_.dim) * options_.summary_bytes;
   }
 
  private:
   ScorerOptions options_;
   const ProjectionFitter* fitter_ = nullptr;
   ProjectionMatrix projection_;
-  std::vector<float> signatures_;
+  BlockedSignatures signatures_;
 };
 
 template <class T>

@@ -15,9 +15,26 @@ namespace lightsim::kv {
 void score_signatures(const float* sig_t, const float* q, std::size_t blocks, std::size_t dim,
                       float* out);
 
+// Signatures in the blocked layout [tiles, d, kSignatureTile] (tiles = ceil(blocks / tile),
+// the last tile zero-padded): tile t holds blocks [t * tile, (t + 1) * tile), and for each
+// dimension j their tile values are contiguous. A query then reads memory strictly in order,
+// with the tile's accumulators held in registers (the [d, blocks] layout strides by
+// 4 * blocks bytes between dimensions: 4 KB at 1024 blocks, which maps every row of a tile to
+// the same L1 set).
+inline constexpr std::size_t kSignatureTile = 64;
+struct BlockedSignatures {
+  std::size_t blocks = 0, dim = 0;
+  std::vector<float> data;  // tiles * dim * kSignatureTile floats
+};
+// Packs row-major signatures sig[b * dim + j] (b < blocks, j < dim) into `out`.
+void pack_signatures(const float* sig, std::size_t blocks, std::size_t dim, BlockedSignatures& out);
+// out[b] = sum_j sig(b, j) * q[j] for b < sig.blocks, summed over j in order: the same bits as
+// score_signatures on the same values, on every SIMD path (no FMA).
+void score_signatures_blocked(const BlockedSignatures& sig, const float* q, float* out);
+
 // The indices of the k largest scores (ties: lower index first), in descending score order,
-// written to out[0..k). k <= scores.size(). `scratch` is reused across calls (no allocation
-// once its buffers have grown).
+// written to out[0..k). k <= scores.size(); scores must not be NaN. `scratch` is reused across
+// calls (no allocation once its buffers have grown).
 struct TopKScratch {
   std::vector<float> sample;
   std::vector<std::pair<float, std::uint32_t>> candidates;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "lightsim/core/error.h"
 #include "lightsim/core/rng.h"
 #include "lightsim/kv/kernels.h"
 
@@ -70,6 +71,63 @@ TEST(KvKernels, TopKSampledPathAndFallbackAreExact) {
           << "pattern " << pattern << " k " << k;
     }
   }
+}
+
+}  // namespace
+}  // namespace lightsim::kv
+
+namespace lightsim::kv {
+namespace {
+
+TEST(KvKernels, BlockedLayoutGivesTheSameBitsAsTheTransposedOne) {
+  // Block counts below, at and past whole tiles of kSignatureTile (the padded last tile).
+  for (std::size_t blocks : {1u, 37u, 64u, 65u, 200u, 1024u}) {
+    const std::size_t dim = 32;
+    std::vector<float> sig(blocks * dim), sig_t(blocks * dim), q(dim), a(blocks), b(blocks);
+    RandomStream rng(5, {blocks});
+    rng.fill_normal(std::span<float>(sig));
+    rng.fill_normal(std::span<float>(q));
+    for (std::size_t i = 0; i < blocks; ++i)
+      for (std::size_t j = 0; j < dim; ++j) sig_t[j * blocks + i] = sig[i * dim + j];
+    BlockedSignatures packed;
+    pack_signatures(sig.data(), blocks, dim, packed);
+    EXPECT_EQ(packed.data.size(),
+              (blocks + kSignatureTile - 1) / kSignatureTile * kSignatureTile * dim);
+    score_signatures(sig_t.data(), q.data(), blocks, dim, a.data());
+    score_signatures_blocked(packed, q.data(), b.data());
+    for (std::size_t i = 0; i < blocks; ++i) {
+      EXPECT_EQ(a[i], b[i]) << "blocks " << blocks << " block " << i;
+      float s = 0;  // the plain in-order sum
+      for (std::size_t j = 0; j < dim; ++j) s += sig[i * dim + j] * q[j];
+      EXPECT_EQ(b[i], s);
+    }
+  }
+}
+
+TEST(KvKernels, TopKThresholdPathIsExactForManySizes) {
+  // Sizes that are not multiples of the 2k strided groups, correlated (smooth) and i.i.d.
+  // scores, and k from 1 to n / 4, against a stable sort.
+  TopKScratch scratch;
+  RandomStream rng(6, {1});
+  for (std::size_t n : {64u, 100u, 257u, 1000u, 1024u, 4099u}) {
+    std::vector<float> s(n);
+    rng.fill_normal(std::span<float>(s));
+    for (int smooth = 0; smooth < 2; ++smooth) {
+      if (smooth == 1)
+        for (std::size_t i = 1; i < n; ++i) s[i] = 0.9f * s[i - 1] + 0.1f * s[i];
+      std::vector<std::uint32_t> idx(n);
+      std::iota(idx.begin(), idx.end(), 0u);
+      std::stable_sort(idx.begin(), idx.end(), [&](auto a, auto b) { return s[a] > s[b]; });
+      for (std::size_t k : {std::size_t{1}, std::size_t{3}, std::size_t{16}, n / 4}) {
+        std::vector<std::uint32_t> got(k);
+        top_k_indices(s, k, scratch, got.data());
+        EXPECT_EQ(got, std::vector<std::uint32_t>(idx.begin(), idx.begin() + static_cast<long>(k)))
+            << "n " << n << " k " << k << " smooth " << smooth;
+      }
+    }
+  }
+  std::vector<std::uint32_t> one(1);
+  EXPECT_THROW(top_k_indices(std::vector<float>{1.0f}, 2, scratch, one.data()), Error);
 }
 
 }  // namespace
