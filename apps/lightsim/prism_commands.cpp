@@ -64,6 +64,11 @@ void print_cost(const std::string& name, const prism::AcceleratorSpec& a,
   fmt::print("  {:<28} {:>10.4g} W | TEC {:.3g} W\n", "total", r.static_power_total,
              seed.tec_power.si());
   fmt::print("  laser wall power while on    {:>10.4g} W\n", r.laser_wall_power);
+  fmt::print(
+      "  on-chip dissipation at full rate {:.4g} W -> chip {:.2f} C, TEC {:.4g} W, "
+      "+-{:.3g} K{}\n",
+      r.dissipated_power, r.thermal.chip, r.thermal.tec_power, r.thermal.stability,
+      r.thermal.feasible ? "" : " (TEC infeasible: " + r.thermal.reason + ")");
   fmt::print("\nArea\n");
   for (const prism::CostItem& c : r.area)
     fmt::print("  {:<28} {:>10.3f} mm^2\n", c.name, c.value * 1e6);

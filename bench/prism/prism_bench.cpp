@@ -56,3 +56,23 @@ BENCHMARK(BM_PrismQuery)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace lightsim::prism
+
+namespace lightsim::prism {
+namespace {
+
+// The digital interface's top-32 of 1024 scores alone.
+void BM_PrismTopK(benchmark::State& state) {
+  std::vector<float> scores(kRows);
+  RandomStream rng(6, {1});
+  rng.fill_normal(std::span<float>(scores));
+  std::vector<std::uint32_t> order;
+  for (auto _ : state) {
+    select_top_k(scores, 32, order);
+    benchmark::DoNotOptimize(order.data());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_PrismTopK)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace lightsim::prism

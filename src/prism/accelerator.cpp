@@ -150,6 +150,10 @@ void AcceleratorSpec::describe(config::Schema<AcceleratorSpec>& s) {
   s.field("area", &AcceleratorSpec::area, "component areas");
   s.field("impairments", &AcceleratorSpec::impairments,
           "impairments the Prism scorer draws for each bank (one Monte-Carlo state per KV head)");
+  s.field("thermal", &AcceleratorSpec::thermal,
+          "package, two-stage TEC, temperature sensors, supply noise and clock (docs/thermal.md)");
+  s.field("calibration", &AcceleratorSpec::calibration,
+          "closed-loop bias calibration of every ring (docs/thermal.md)");
   s.rule([](const AcceleratorSpec& a) -> std::optional<std::string> {
     if (a.selection.top_k > scored_rows(a))
       return fmt::format("selection.top_k ({}) exceeds the logical rows ({})", a.selection.top_k,

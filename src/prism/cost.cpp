@@ -50,7 +50,18 @@ void PrismSeedReference::describe(config::Schema<PrismSeedReference>& s) {
 }
 
 CostReport cost(const AcceleratorSpec& a) {
-  return cost(a, a.device.tuning.tec_power.si());
+  const CostReport cold = cost(a, 0.0);
+  double on_chip = 0;
+  for (const CostItem& c : cold.static_power)
+    if (c.name == "static_tuning") on_chip += c.value;
+  for (const CostItem& c : cold.energy)
+    if (c.name != "laser" && c.name != "static_tuning" && c.name != "tec")
+      on_chip += c.value * cold.system_qps;
+  const ThermalOperatingPoint op = steady_state(a.thermal, Power::si(on_chip));
+  CostReport r = cost(a, op.tec_power);
+  r.dissipated_power = on_chip;
+  r.thermal = op;
+  return r;
 }
 
 CostReport cost(const AcceleratorSpec& a, double tec_power) {
@@ -118,7 +129,9 @@ CostReport cost(const AcceleratorSpec& a, double tec_power) {
     dev.tuning.mechanism == photonics::TuningMechanism::pockels
         ? "banks x rings x device.tuning.static_power"
         : "banks x rings x mean heater power over weights in +-weight_range");
-  p("tec", tec_power, "TEC electrical power at the operating point");
+  p("tec", tec_power,
+    "two-stage TEC electrical power at the steady state for the on-chip dissipation "
+    "(thermal.h steady_state: Ioffe COP, package_resistance)");
   if (!el.laser_gated)
     p("laser", r.banks * r.laser_wall_power, "banks x laser wall power (not gated)");
   for (const CostItem& c : r.static_power) {
@@ -171,7 +184,14 @@ Json to_json(const CostReport& r) {
           {"latency_s", r.timeline.latency},
           {"interval_s", r.timeline.interval},
           {"timeline", to_json(r.timeline)},
-          {"feasibility", photonics::to_json(r.feasibility)}};
+          {"feasibility", photonics::to_json(r.feasibility)},
+          {"thermal",
+           {{"dissipated_power_w", r.dissipated_power},
+            {"chip_temperature_c", r.thermal.chip},
+            {"tec_power_w", r.thermal.tec_power},
+            {"stability_k", r.thermal.stability},
+            {"feasible", r.thermal.feasible},
+            {"reason", r.thermal.reason}}}};
 }
 
 }  // namespace lightsim::prism

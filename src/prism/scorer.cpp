@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <functional>
 #include <limits>
 #include <optional>
 
@@ -38,6 +40,11 @@ class PrismScorer final : public kv::Scorer {
     RandomStream rng(index.seed, {0x7369670000ull, index.layer, index.kv_head});
     kv::ProjectionInput in{&head, options_.dim, index.layer, index.kv_head, &rng, options_.learned};
     projection_ = (*fitter_)(in);
+    // P stored transposed, [D, d], so P q runs as d independent accumulators (vectorized).
+    pt_.resize(projection_.rows.size());
+    for (std::size_t i = 0; i < projection_.dim; ++i)
+      for (std::size_t j = 0; j < projection_.head_dim; ++j)
+        pt_[j * projection_.dim + i] = projection_.rows[i * projection_.head_dim + j];
     const std::vector<float> means = kv::block_mean_keys(head, layout);
     const std::size_t nb = layout.blocks(), d = static_cast<std::size_t>(d_);
     signatures_.resize(nb * d);
@@ -59,7 +66,10 @@ class PrismScorer final : public kv::Scorer {
     std::fill(q_.begin(), q_.end(), 0.0f);
     for (std::size_t g = 0; g < head_->group; ++g)
       for (std::size_t j = 0; j < head_->head_dim; ++j) q_[j] += head_->query(g, step)[j];
-    projection_.apply(q_.data(), pq_.data());
+    std::fill(pq_.begin(), pq_.end(), 0.0f);
+    const std::size_t d = pq_.size();
+    for (std::size_t j = 0; j < head_->head_dim; ++j)
+      for (std::size_t i = 0; i < d; ++i) pq_[i] += pt_[j * d + i] * q_[j];
     encode_query(pq_, acc_.electronics.query_bits, x_);
     RandomStream noise(seed_, {0x5052534dull /* "PRSM" */, head_id_, step});
     kernel_->score(x_, out, noise);
@@ -107,6 +117,7 @@ class PrismScorer final : public kv::Scorer {
   const kv::ProjectionFitter* fitter_ = nullptr;
   const kv::HeadView* head_ = nullptr;
   kv::ProjectionMatrix projection_;
+  std::vector<float> pt_;          // P transposed, [D, d]
   std::vector<float> signatures_;  // [blocks, d]
   BankWeights bank_;
   std::uint64_t seed_ = 0, head_id_ = 0;
@@ -124,10 +135,51 @@ std::unique_ptr<kv::Scorer> make_prism_scorer(const kv::ScorerOptions& options) 
 }
 
 void select_top_k(std::span<const float> scores, std::size_t k, std::vector<std::uint32_t>& order) {
-  order.resize(scores.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::uint32_t>(i);
-  k = std::min(k, order.size());
-  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(),
+  // A threshold, then a small sort. Split the scores into k interleaved groups (i mod k); each
+  // group's maximum is a distinct score, so the smallest of the k maxima, t, is <= the k-th
+  // largest score: every top-k score is >= t. Keep the scores >= t (usually a few k) and sort
+  // those. The group maxima are an elementwise max over rows of k lanes (vectorized).
+  const std::size_t n = scores.size();
+  k = std::min(k, n);
+  order.resize(n);
+  constexpr std::size_t kLanes = 64;
+  float t = -std::numeric_limits<float>::infinity();
+  if (k > 0 && k <= kLanes) {
+    float m[kLanes];
+    for (std::size_t g = 0; g < k; ++g) m[g] = scores[g];
+    const std::size_t full = n / k * k;
+    for (std::size_t r = k; r < full; r += k)
+      for (std::size_t g = 0; g < k; ++g) m[g] = scores[r + g] > m[g] ? scores[r + g] : m[g];
+    for (std::size_t i = full; i < n; ++i) m[i - full] = std::max(m[i - full], scores[i]);
+    t = m[0];
+    for (std::size_t g = 1; g < k; ++g) t = std::min(t, m[g]);
+  }
+  std::size_t c = 0;
+  for (std::size_t i = 0; i < n; ++i) {  // branch-free compaction
+    order[c] = static_cast<std::uint32_t>(i);
+    c += scores[i] >= t ? 1 : 0;
+  }
+  // Sort packed keys (order-preserving float bits, then the complement of the index so a lower
+  // index wins a tie): plain integer compares, no indirection. Large candidate sets (many
+  // ties) fall back to comparing through the scores.
+  constexpr std::size_t kKeys = 1024;
+  if (c <= kKeys) {
+    std::uint64_t keys[kKeys];
+    for (std::size_t i = 0; i < c; ++i) {
+      std::uint32_t bits;
+      std::memcpy(&bits, &scores[order[i]], sizeof bits);
+      bits = (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);  // ascending as unsigned
+      keys[i] = (static_cast<std::uint64_t>(bits) << 32) | (0xFFFFFFFFu - order[i]);
+    }
+    const auto desc = std::greater<std::uint64_t>();
+    std::nth_element(keys, keys + k, keys + c, desc);
+    std::sort(keys, keys + k, desc);
+    for (std::size_t i = 0; i < k; ++i)
+      order[i] = 0xFFFFFFFFu - static_cast<std::uint32_t>(keys[i] & 0xFFFFFFFFu);
+    return;
+  }
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k),
+                    order.begin() + static_cast<std::ptrdiff_t>(c),
                     [&](std::uint32_t a, std::uint32_t b) {
                       return scores[a] > scores[b] || (scores[a] == scores[b] && a < b);
                     });

@@ -13,6 +13,8 @@
 #include "lightsim/core/units.h"
 #include "lightsim/photonics/device.h"
 #include "lightsim/photonics/mvm.h"
+#include "lightsim/prism/calibration.h"
+#include "lightsim/prism/thermal.h"
 
 namespace lightsim::prism {
 
@@ -105,6 +107,8 @@ struct AcceleratorSpec {
   AreaSpec area;
   // The operating impairment state the Prism scorer draws per bank (photonics ImpairmentSpec).
   photonics::ImpairmentSpec impairments;
+  ThermalSpec thermal;          // package, TEC, sensors, supply, clock (thermal.h)
+  CalibrationSpec calibration;  // closed-loop bias lock (calibration.h)
 
   static void describe(config::Schema<AcceleratorSpec>& s);
 };

@@ -29,6 +29,7 @@
 #include "lightsim/core/json_fwd.h"
 #include "lightsim/photonics/feasibility.h"
 #include "lightsim/prism/accelerator.h"
+#include "lightsim/prism/thermal.h"
 #include "lightsim/prism/timing.h"
 
 namespace lightsim::prism {
@@ -54,11 +55,15 @@ struct CostReport {
   double laser_wall_power = 0;  // W while on (with the fan-out loss made up)
   Timeline timeline;
   photonics::FeasibilityReport feasibility;
+  double dissipated_power = 0;    // W on chip the TEC removes (see cost(a))
+  ThermalOperatingPoint thermal;  // steady state at that power (thermal.h)
 };
 
 // `tec_power`: the TEC's electrical power (W) at the operating point.
 CostReport cost(const AcceleratorSpec& a, double tec_power);
-// The TEC power from the device (tuning.tec_power).
+// The TEC power from the thermal steady state (steady_state in thermal.h) at the on-chip
+// dissipation of full-rate operation: static tuning + (dynamic energy - laser) x system rate
+// (the laser sits off chip). An infeasible TEC point is reported in `thermal`, not thrown.
 CostReport cost(const AcceleratorSpec& a);
 
 // The cost table the decode model reads: energy/latency/area per operation with provenance.

@@ -119,3 +119,21 @@ TEST(Cost, DerivedFromTheConfiguration) {
 
 }  // namespace
 }  // namespace lightsim::prism
+
+namespace lightsim::prism {
+namespace {
+
+TEST(Cost, TecPowerComesFromTheThermalSteadyState) {
+  const AcceleratorSpec a = load_accelerator("seed", testing::shipped_configs());
+  const CostReport r = cost(a);
+  EXPECT_GT(r.dissipated_power, 0.0);
+  const ThermalOperatingPoint op = steady_state(a.thermal, Power::si(r.dissipated_power));
+  EXPECT_DOUBLE_EQ(r.tec_power, op.tec_power);
+  // More on-chip heat (SOI heaters) needs more TEC power.
+  const CostReport soi = cost(load_accelerator("soi", testing::shipped_configs()));
+  EXPECT_GT(soi.dissipated_power, r.dissipated_power);
+  EXPECT_GT(soi.tec_power, r.tec_power);
+}
+
+}  // namespace
+}  // namespace lightsim::prism

@@ -1,0 +1,66 @@
+"""`lightsim prism cost|timeline` and `kv select --scorer prism`, run as a user runs them."""
+import unittest
+
+from clitest import CliTest, SOURCE, run
+from test_kv import TINY
+
+
+class PrismCost(CliTest):
+    def test_cost_prints_breakdown_beside_the_seed(self):
+        r = run("prism", "cost", "seed")
+        self.assertExit(r, 0)
+        for text in ("laser", "tia_adc", "programming", "static_tuning", "tec", "dynamic",
+                     "1570 pJ", "9000 pJ", "9 ns", "NOT feasible", "Area", "time_shared"):
+            self.assertIn(text, r.out)
+
+    def test_cost_json_components_add_to_the_total(self):
+        for preset in ("seed", "scaled", "multichip", "soi"):
+            r = run("prism", "cost", preset, "--json")
+            self.assertExit(r, 0)
+            j = r.json()
+            total = sum(c["joules"] for c in j["energy_per_query"])
+            self.assertAlmostEqual(total, j["total_energy_j"], delta=1e-9 * total)
+            for c in j["energy_per_query"]:
+                self.assertTrue(c["provenance"], c["name"])
+            self.assertAlmostEqual(sum(a["m2"] for a in j["area"]), j["area_m2"],
+                                   delta=1e-9 * j["area_m2"])
+            self.assertEqual(j["seed"]["dynamic_energy_j"], 1.57e-9)
+        self.assertEqual(run("prism", "cost", "scaled", "--json").json()["timeline"]["passes"], 8)
+
+    def test_timeline_latency_is_the_sum_of_states(self):
+        r = run("prism", "timeline", "scaled", "--json")
+        self.assertExit(r, 0)
+        j = r.json()
+        self.assertAlmostEqual(sum(p["duration_s"] for p in j["phases"]), j["latency_s"],
+                               delta=1e-15)
+        self.assertEqual(sum(p["state"] == "INTEGRATE" for p in j["phases"]), 8)
+        text = run("prism", "timeline", "seed")
+        self.assertExit(text, 0)
+        for state in ("DAC_SETUP", "OPTICAL_PROP", "INTEGRATE", "ADC_CONV", "TOPK"):
+            self.assertIn(state, text.out)
+
+    def test_bad_input_exits_2(self):
+        bad = self.write("bad.yaml", "schema_version: 1\nkind: accelerator\npreset: seed\n"
+                                     "selection:\n  top_k: -1\n")
+        self.assertInputError(run("prism", "cost", bad), "selection.top_k")
+        self.assertInputError(run("prism", "timeline", "no_such_accelerator"),
+                              "no_such_accelerator")
+
+
+class PrismScorer(CliTest):
+    def test_kv_select_with_prism(self):
+        config = self.write("tiny.yaml", TINY)
+        out = self.tmp / "cache"
+        self.assertExit(run("kv", "generate", config, "--out", out, "-q"), 0)
+        r = run("kv", "select", "--cache", out, "--scorer", "signature:pca,prism:pca",
+                "--accelerator", "seed_fit", "--k", "2,4", "--recent", "128", "--json")
+        self.assertExit(r, 0)
+        res = r.json()["results"]
+        self.assertIn("prism:pca:d32", res)
+        self.assertGreater(res["prism:pca:d32"]["4"]["recall_at_k"], 0.0)
+        self.assertInputError(run("kv", "select", "--cache", out, "--scorer", "prism"),
+                              "--accelerator")
+
+
+if __name__ == "__main__":
+    unittest.main()
