@@ -61,10 +61,14 @@ Setup load_setup(const ThermalOptions& t, const GlobalOptions& options) {
   Setup s;
   s.accelerator = config::load_spec<AcceleratorSpec>(resolve(t.config, o), o);
   take_nested(s.accelerator, s);
-  if (!t.thermal.empty()) s.thermal = config::load_spec<ThermalSpec>(t.thermal, o);
-  if (!t.calibration.empty()) s.calibration = config::load_spec<CalibrationSpec>(t.calibration, o);
+  config::LoadOptions plain = o;  // --set applies to CONFIG only
+  plain.assignments.clear();
+  if (!t.thermal.empty()) s.thermal = config::load_spec<ThermalSpec>(t.thermal, plain);
+  if (!t.calibration.empty())
+    s.calibration = config::load_spec<CalibrationSpec>(t.calibration, plain);
   s.seed = config::load_spec<prism::ThermalSeedReference>(
-      std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs/references/prism_thermal_seed.yaml", o);
+      std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs/references/prism_thermal_seed.yaml",
+      plain);
   return s;
 }
 

@@ -45,6 +45,15 @@ class PrismThermal(CliTest):
         self.assertGreater(s["chip_c"], 25.0 + 0.6 * 2.0 - 1e-9)
         self.assertEqual(s["tec_power_w"], 0)
 
+    def test_nested_thermal_section_with_set(self):
+        r = run("prism", "thermal", "seed", "--set", "thermal.tec.enabled=false",
+                "--duration", "0.1 s", "--out", self.tmp, "--json")
+        self.assertExit(r, 0)
+        self.assertEqual(r.json()["steady_state"]["tec_power_w"], 0)
+        r = run("prism", "calibrate", "seed", "--set", "calibration.max_iterations=2", "--json")
+        self.assertExit(r, 0)
+        self.assertIn("the bound is 2", r.json()["first_failure"])
+
     def test_bad_duration_and_bad_thermal_key(self):
         r = run("prism", "thermal", "seed", "--duration", "10 m", "--out", self.tmp)
         self.assertInputError(r, "--duration", "time")
