@@ -11,6 +11,7 @@
 #include "lightsim/core/rng.h"
 #include "lightsim/kv/blocks.h"
 #include "lightsim/kv/cache.h"
+#include "lightsim/kv/kernels.h"
 #include "lightsim/kv/projection.h"
 #include "lightsim/kv/register.h"
 #include "lightsim/prism/scorer.h"
@@ -42,11 +43,12 @@ void BM_PrismQuery(benchmark::State& state) {
   const kv::HeadView head = cache.head(0, 0);
   scorer->prepare(head, layout, {0, 0, 9});
   std::vector<float> scores(kRows);
-  std::vector<std::uint32_t> order;
+  std::vector<std::uint32_t> order(32);
+  kv::TopKScratch scratch;
   std::size_t step = 0;
   for (auto _ : state) {
     scorer->score(step, scores);
-    select_top_k(scores, 32, order);
+    kv::top_k_indices(scores, 32, scratch, order.data());
     benchmark::DoNotOptimize(order.data());
     step = (step + 1) % kSteps;
   }
@@ -65,9 +67,10 @@ void BM_PrismTopK(benchmark::State& state) {
   std::vector<float> scores(kRows);
   RandomStream rng(6, {1});
   rng.fill_normal(std::span<float>(scores));
-  std::vector<std::uint32_t> order;
+  std::vector<std::uint32_t> order(32);
+  kv::TopKScratch scratch;
   for (auto _ : state) {
-    select_top_k(scores, 32, order);
+    kv::top_k_indices(scores, 32, scratch, order.data());
     benchmark::DoNotOptimize(order.data());
   }
   state.SetItemsProcessed(state.iterations());

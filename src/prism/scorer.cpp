@@ -52,6 +52,9 @@ class PrismScorer final : public kv::Scorer {
       projection_.apply(means.data() + b * head.head_dim, signatures_.data() + b * d);
     bank_ = map_signatures(signatures_, d_, acc_.device.requirements.weight_range,
                            acc_.programming.weight_bits);
+    half_row_sum_.resize(bank_.row_sum.size());
+    for (std::size_t b = 0; b < half_row_sum_.size(); ++b)
+      half_row_sum_[b] = static_cast<float>(0.5 * bank_.row_sum[b]);
     kernel_.emplace(acc_.device, acc_.impairments, bank_.weights);
     seed_ = index.seed;
     head_id_ = (static_cast<std::uint64_t>(index.layer) << 32) | index.kv_head;
@@ -63,18 +66,26 @@ class PrismScorer final : public kv::Scorer {
   }
 
   void score(std::size_t step, std::span<float> out) const override {
-    std::fill(q_.begin(), q_.end(), 0.0f);
-    for (std::size_t g = 0; g < head_->group; ++g)
-      for (std::size_t j = 0; j < head_->head_dim; ++j) q_[j] += head_->query(g, step)[j];
-    std::fill(pq_.begin(), pq_.end(), 0.0f);
-    const std::size_t d = pq_.size();
-    for (std::size_t j = 0; j < head_->head_dim; ++j)
-      for (std::size_t i = 0; i < d; ++i) pq_[i] += pt_[j * d + i] * q_[j];
+    const std::size_t dh = head_->head_dim, d = pq_.size();
+    float* __restrict q = q_.data();
+    std::fill(q, q + dh, 0.0f);
+    for (std::size_t g = 0; g < head_->group; ++g) {
+      const float* __restrict qg = head_->query(g, step);
+      for (std::size_t j = 0; j < dh; ++j) q[j] += qg[j];
+    }
+    // P q through restrict pointers: the accumulators stay in registers instead of a store
+    // and reload of pq_ per key dimension (the member vectors could alias).
+    float* __restrict pq = pq_.data();
+    const float* __restrict pt = pt_.data();
+    std::fill(pq, pq + d, 0.0f);
+    for (std::size_t j = 0; j < dh; ++j)
+      for (std::size_t i = 0; i < d; ++i) pq[i] += pt[j * d + i] * q[j];
     encode_query(pq_, acc_.electronics.query_bits, x_);
     RandomStream noise(seed_, {0x5052534dull /* "PRSM" */, head_id_, step});
     kernel_->score(x_, out, noise);
-    for (std::size_t b = 0; b < out.size(); ++b)
-      out[b] -= static_cast<float>(0.5 * bank_.row_sum[b]);
+    const float* __restrict offset = half_row_sum_.data();
+    float* __restrict o = out.data();
+    for (std::size_t b = 0; b < out.size(); ++b) o[b] -= offset[b];
     if (acc_.selection.rerank_k > 0) rerank(out);
   }
 
@@ -117,8 +128,9 @@ class PrismScorer final : public kv::Scorer {
   const kv::ProjectionFitter* fitter_ = nullptr;
   const kv::HeadView* head_ = nullptr;
   kv::ProjectionMatrix projection_;
-  std::vector<float> pt_;          // P transposed, [D, d]
-  std::vector<float> signatures_;  // [blocks, d]
+  std::vector<float> pt_;            // P transposed, [D, d]
+  std::vector<float> signatures_;    // [blocks, d]
+  std::vector<float> half_row_sum_;  // the digital offset removed from each row's score
   BankWeights bank_;
   std::uint64_t seed_ = 0, head_id_ = 0;
   // Per-query scratch and the kernel's scratch: score() is logically const (one scorer per
@@ -132,57 +144,6 @@ class PrismScorer final : public kv::Scorer {
 
 std::unique_ptr<kv::Scorer> make_prism_scorer(const kv::ScorerOptions& options) {
   return std::make_unique<PrismScorer>(options);
-}
-
-void select_top_k(std::span<const float> scores, std::size_t k, std::vector<std::uint32_t>& order) {
-  // A threshold, then a small sort. Split the scores into k interleaved groups (i mod k); each
-  // group's maximum is a distinct score, so the smallest of the k maxima, t, is <= the k-th
-  // largest score: every top-k score is >= t. Keep the scores >= t (usually a few k) and sort
-  // those. The group maxima are an elementwise max over rows of k lanes (vectorized).
-  const std::size_t n = scores.size();
-  k = std::min(k, n);
-  order.resize(n);
-  constexpr std::size_t kLanes = 64;
-  float t = -std::numeric_limits<float>::infinity();
-  if (k > 0 && k <= kLanes) {
-    float m[kLanes];
-    for (std::size_t g = 0; g < k; ++g) m[g] = scores[g];
-    const std::size_t full = n / k * k;
-    for (std::size_t r = k; r < full; r += k)
-      for (std::size_t g = 0; g < k; ++g) m[g] = scores[r + g] > m[g] ? scores[r + g] : m[g];
-    for (std::size_t i = full; i < n; ++i) m[i - full] = std::max(m[i - full], scores[i]);
-    t = m[0];
-    for (std::size_t g = 1; g < k; ++g) t = std::min(t, m[g]);
-  }
-  std::size_t c = 0;
-  for (std::size_t i = 0; i < n; ++i) {  // branch-free compaction
-    order[c] = static_cast<std::uint32_t>(i);
-    c += scores[i] >= t ? 1 : 0;
-  }
-  // Sort packed keys (order-preserving float bits, then the complement of the index so a lower
-  // index wins a tie): plain integer compares, no indirection. Large candidate sets (many
-  // ties) fall back to comparing through the scores.
-  constexpr std::size_t kKeys = 1024;
-  if (c <= kKeys) {
-    std::uint64_t keys[kKeys];
-    for (std::size_t i = 0; i < c; ++i) {
-      std::uint32_t bits;
-      std::memcpy(&bits, &scores[order[i]], sizeof bits);
-      bits = (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);  // ascending as unsigned
-      keys[i] = (static_cast<std::uint64_t>(bits) << 32) | (0xFFFFFFFFu - order[i]);
-    }
-    const auto desc = std::greater<std::uint64_t>();
-    std::nth_element(keys, keys + k, keys + c, desc);
-    std::sort(keys, keys + k, desc);
-    for (std::size_t i = 0; i < k; ++i)
-      order[i] = 0xFFFFFFFFu - static_cast<std::uint32_t>(keys[i] & 0xFFFFFFFFu);
-    return;
-  }
-  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k),
-                    order.begin() + static_cast<std::ptrdiff_t>(c),
-                    [&](std::uint32_t a, std::uint32_t b) {
-                      return scores[a] > scores[b] || (scores[a] == scores[b] && a < b);
-                    });
 }
 
 void register_scorer(kv::ScorerFamily& family) {

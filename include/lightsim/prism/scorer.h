@@ -27,11 +27,6 @@ namespace lightsim::prism {
 // options.dim must equal its channels (d).
 std::unique_ptr<kv::Scorer> make_prism_scorer(const kv::ScorerOptions& options);
 
-// The digital interface's top-k: the indices of the k highest scores (ties: lower index) in
-// descending score order, left in order[0, k); `order` is resized to scores.size() (scratch,
-// no allocation once sized). Scores must not be NaN.
-void select_top_k(std::span<const float> scores, std::size_t k, std::vector<std::uint32_t>& order);
-
 // Adds "prism" to the kv scorer family.
 void register_scorer(kv::ScorerFamily& family);
 

@@ -104,24 +104,3 @@ TEST(PrismScorer, NeedsAnAcceleratorWithMatchingChannels) {
 
 }  // namespace
 }  // namespace lightsim::prism
-
-namespace lightsim::prism {
-namespace {
-
-TEST(PrismScorer, StreamingTopKMatchesTheKvTopK) {
-  RandomStream rng(3, {4});
-  std::vector<float> s(1000);
-  rng.fill_normal(std::span<float>(s));
-  for (int i = 0; i < 100; ++i) s[static_cast<std::size_t>(i * 7)] = 0.5f;  // ties
-  const kv::BlockLayout layout(1000, kv::BlockOptions{1, 0, 0});
-  std::vector<std::uint32_t> order;
-  for (std::size_t k : {1, 7, 32, 64, 100, 1000}) {
-    select_top_k(s, k, order);
-    const auto ref = kv::top_k_blocks(s, layout, k);
-    ASSERT_EQ(ref.size(), k);
-    for (std::size_t i = 0; i < k; ++i) EXPECT_EQ(order[i], ref[i]) << "k " << k << " i " << i;
-  }
-}
-
-}  // namespace
-}  // namespace lightsim::prism
