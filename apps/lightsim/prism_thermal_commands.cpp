@@ -16,6 +16,7 @@
 #include "lightsim/photonics/device.h"
 #include "lightsim/prism/accelerator.h"
 #include "lightsim/prism/calibration.h"
+#include "lightsim/prism/cost.h"
 #include "lightsim/prism/thermal.h"
 
 namespace lightsim::cli {
@@ -231,6 +232,16 @@ void print_report(const prism::CalibrationReport& r, const Setup& s) {
   if (r.heater_power > 0) fmt::print("  heater power holding the locks {:.4g} W\n", r.heater_power);
 }
 
+// The chip heat of the operating point, from the accelerator's cost model (the one source of
+// this figure; `prism cost` prices the TEC at the same point), with the thermal and
+// calibration sections as given on the command line.
+Power operating_heat(const Setup& s) {
+  AcceleratorSpec a = s.accelerator;
+  a.thermal = s.thermal;
+  a.calibration = s.calibration;
+  return Power::si(prism::cost(a).dissipated_power);
+}
+
 void run_thermal(const ThermalOptions& t, const GlobalOptions& options) {
   const Setup s = load_setup(t, options);
   prism::DriftOptions d;
@@ -240,6 +251,7 @@ void run_thermal(const ThermalOptions& t, const GlobalOptions& options) {
   LIGHTSIM_CHECK_AS(UsageError, d.duration.si() > 0.0 && d.trace_interval.si() > 0.0,
                     "--duration and --trace-interval must be positive");
   d.seed = options.seed;
+  d.heat = operating_heat(s);
   const auto& device = s.accelerator.device;
   prepare_output_dir(options.out);
   const prism::DriftRun run = prism::simulate_drift(device, s.thermal, s.calibration, d);
@@ -311,6 +323,7 @@ void run_calibrate(const ThermalOptions& t, const GlobalOptions& options) {
   prism::DriftOptions d;
   d.duration = Time::si(0.0);
   d.seed = options.seed;
+  d.heat = operating_heat(s);
   const prism::DriftRun run =
       prism::simulate_drift(s.accelerator.device, s.thermal, s.calibration, d);
   if (options.json) {

@@ -27,6 +27,7 @@ void BM_DriftOneSecond(benchmark::State& state) {
   const CalibrationSpec cal;
   DriftOptions options;
   options.duration = Time::si(1.0);
+  options.heat = Power::si(1.86);  // the seed accelerator's on-chip heat (`prism cost seed`)
   for (auto _ : state) {
     const DriftRun run = simulate_drift(device, thermal, cal, options);
     benchmark::DoNotOptimize(run.error_rms);

@@ -99,9 +99,6 @@ void ThermalSpec::describe(config::Schema<ThermalSpec>& s) {
   s.field("heat_capacity", &ThermalSpec::heat_capacity,
           "lumped heat capacity of chip and substrate (time constant R_pkg C)")
       .positive();
-  s.field("electronics_power", &ThermalSpec::electronics_power,
-          "on-chip heat besides the ring tuners (TIA, ADC, DAC, logic)")
-      .min("0 W");
   s.field("tec", &ThermalSpec::tec, "two-stage thermoelectric cooler");
   s.field("sensors", &ThermalSpec::sensors, "on-chip temperature sensors");
   s.field("supply", &ThermalSpec::supply, "tuning-supply noise");

@@ -14,13 +14,6 @@ bool uses_heaters(const photonics::DeviceSpec& device) {
 }
 }  // namespace
 
-Power chip_heat(const photonics::DeviceSpec& device, const ThermalSpec& spec) {
-  const double rings = static_cast<double>(device.bank.rows) * device.grid.channels;
-  const double per_ring = uses_heaters(device) ? 0.5 * device.tuning.max_heater_power.si()
-                                               : device.tuning.static_power.si();
-  return spec.electronics_power + Power::si(rings * per_ring);
-}
-
 ElectricalImpairments electrical_impairments(const photonics::DeviceSpec& device,
                                              const ThermalSpec& spec) {
   ElectricalImpairments out;

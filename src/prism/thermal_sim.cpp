@@ -263,7 +263,9 @@ DriftRun simulate_drift(const photonics::DeviceSpec& device, const ThermalSpec& 
                     to_string(options.trace_interval), to_string(spec.time_step));
   const auto steps_per_sample = static_cast<long>(std::llround(interval / dt));
   const auto samples = static_cast<long>(std::ceil(options.duration.si() / interval - 1e-9));
-  const Power heat = chip_heat(device, spec);
+  const Power heat = options.heat;
+  LIGHTSIM_CHECK_AS(UsageError, std::isfinite(heat.si()) && heat.si() >= 0.0,
+                    "chip heat must be finite and >= 0 W (got {})", to_string(heat));
   run.dissipated = heat.si();
   run.steady = steady_state(spec, heat);
   Bank bank(device, calibration, spec, run.steady.chip, options.seed);

@@ -103,7 +103,6 @@ struct ThermalSpec {
   ThermalResistance package_resistance = ThermalResistance::si(0.5);  // CuW + Ag sinter
   ThermalResistance heatsink_resistance = ThermalResistance::si(0.1);
   HeatCapacity heat_capacity = HeatCapacity::si(0.2);  // chip + substrate, lumped
-  Power electronics_power = Power::si(0.2);            // on-chip heat besides the ring tuners
   TecSpec tec;
   SensorSpec sensors;
   SupplyNoiseSpec supply;
@@ -166,10 +165,6 @@ double tec_cop(double t_cold, double t_hot, double zt, double max_cop);
 // `amplitude` at frequency f: amplitude * f / sqrt(f^2 + f_c^2).
 double loop_suppression(double amplitude, double f, double f_c);
 
-// Heat dissipated on the chip: electronics_power plus the tuners' static power (Pockels:
-// static_power per ring; heaters: half of max_heater_power per ring, the mid-range bias).
-Power chip_heat(const photonics::DeviceSpec& device, const ThermalSpec& spec);
-
 // ---- electrical impairments --------------------------------------------------------------
 
 // Effect of tuning-supply noise and clock jitter (docs/thermal.md, "Supply noise and jitter").
@@ -193,6 +188,11 @@ struct DriftOptions {
   Time duration = Time::si(10.0);
   Time trace_interval = Time::si(10e-3);  // rings are updated and the trace sampled this often
   Power load_step = Power::si(0.0);       // extra chip heat from duration / 2 on (a workload)
+  // Heat dissipated on the chip at the operating point. The accelerator's cost model is the
+  // one source of this figure (cost.h, CostReport::dissipated_power: the tuners' holding
+  // power plus the on-chip electronics at full query rate), so `prism cost` and
+  // `prism thermal` price the same TEC operating point.
+  Power heat = Power::si(0.0);
   std::uint64_t seed = 0;
 };
 

@@ -38,6 +38,7 @@ struct Quiet {
     cal.trigger = RecalibrationTrigger::periodic;
     cal.interval = Time::si(1e6);
     options.duration = Time::si(2.0);
+    options.heat = Power::si(0.2);  // chip heat at the operating point (cost model's figure)
   }
 };
 
@@ -46,7 +47,7 @@ TEST(ThermalDrift, SelfHeatingWithoutTecFollowsPackageResistance) {
   q.thermal.tec.enabled = false;
   q.options.load_step = Power::si(2.0);  // at t = 1 s; tau = 0.5 K/W x 0.2 J/K = 0.1 s
   const DriftRun run = simulate_drift(q.device, q.thermal, q.cal, q.options);
-  const double heat = chip_heat(q.device, q.thermal).si();
+  const double heat = q.options.heat.si();
   EXPECT_NEAR(run.steady.chip, 25.0 + 0.6 * heat, 1e-12);
   const DriftSample& end = run.trace.back();
   // After 10 time constants: R_pkg dP above the start.
