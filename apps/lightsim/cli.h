@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -11,6 +12,7 @@
 #include "lightsim/core/config.h"
 #include "lightsim/core/context.h"
 #include "lightsim/core/registry.h"
+#include "lightsim/report/result.h"
 
 namespace lightsim::cli {
 
@@ -24,6 +26,7 @@ struct GlobalOptions {
   std::filesystem::path out = "out";
   std::vector<std::filesystem::path> config_path;  // extra preset roots, searched first
   std::vector<std::string> assignments;            // --set KEY=VALUE
+  const std::atomic<bool>* cancel = nullptr;       // set by main's SIGINT/SIGTERM handler
 
   // Preset roots (--config-path, then the source tree's configs/) and --set assignments.
   config::LoadOptions load_options() const;
@@ -43,6 +46,9 @@ void add_fabric_commands(CLI::App& app, const GlobalOptions& options, const Regi
 void add_report_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 void add_prefill_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 void add_prism_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
+void add_study_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
+// A study's claims as a table: seed figure, ours, deviation, unit, verdict.
+void print_claims(const report::StudyResult& result);
 // Adds `thermal` and `calibrate` to the `prism` command group.
 void add_prism_thermal_commands(CLI::App& prism, const GlobalOptions& options,
                                 const Registry& registry);

@@ -1,5 +1,7 @@
 // lightsim: command-line entry point. The only place that turns errors into exit codes:
 //   0 success, 2 bad input (usage, config, units, data files), 1 any other failure.
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -10,11 +12,24 @@
 namespace lightsim::cli {
 namespace {
 
+// The one piece of process-wide state: a signal handler can only reach a static. Set on
+// SIGINT/SIGTERM; studies and sweeps poll it through Context::cancelled() and stop between
+// work items, keeping what finished (exit code 130). A second signal kills the process.
+std::atomic<bool> g_stop_requested{false};
+
+extern "C" void request_stop(int signal_number) {
+  g_stop_requested.store(true);
+  std::signal(signal_number, SIG_DFL);
+}
+
 int run(int argc, char** argv) {
   Registry registry;
   register_all(registry);
 
   GlobalOptions options;
+  options.cancel = &g_stop_requested;
+  std::signal(SIGINT, request_stop);
+  std::signal(SIGTERM, request_stop);
   CLI::App app{"lightsim: photonic hardware for LLM inference, simulated", "lightsim"};
   app.fallthrough();  // global options are accepted after the subcommand too
   app.require_subcommand(1);
@@ -50,6 +65,7 @@ int run(int argc, char** argv) {
   add_report_commands(app, options, registry);
   add_prefill_commands(app, options, registry);
   add_prism_commands(app, options, registry);
+  add_study_commands(app, options, registry);
 
   try {
     app.parse(argc, argv);
@@ -74,6 +90,9 @@ void print_error(const char* what) {
 int main(int argc, char** argv) {
   try {
     return lightsim::cli::run(argc, argv);
+  } catch (const lightsim::Interrupted& e) {
+    lightsim::cli::print_error(e.what());
+    return 130;
   } catch (const lightsim::InputError& e) {
     lightsim::cli::print_error(e.what());
     return 2;

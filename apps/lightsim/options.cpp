@@ -17,6 +17,7 @@ ContextOptions GlobalOptions::context_options(std::uint64_t default_seed,
   ContextOptions o;
   o.seed = seed_given ? seed : default_seed;
   o.threads = threads;
+  o.cancel = cancel;
   o.log_level = quiet ? LogLevel::warn : LogLevel::info;
   o.progress.mode = quiet ? ProgressMode::quiet : ProgressMode::automatic;
   o.progress.plain_interval = std::chrono::milliseconds(

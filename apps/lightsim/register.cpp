@@ -6,6 +6,7 @@
 #include "lightsim/photonics/register.h"
 #include "lightsim/prefill/register.h"
 #include "lightsim/prism/register.h"
+#include "lightsim/studies/register.h"
 #include "reproduce.h"
 
 namespace lightsim::cli {
@@ -18,6 +19,7 @@ void register_all(Registry& registry) {
   fabric::register_all(registry);
   prism::register_all(registry);
   prefill::register_all(registry);
+  studies::register_all(registry);
 }
 
 }  // namespace lightsim::cli

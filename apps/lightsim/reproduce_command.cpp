@@ -1,30 +1,23 @@
 // `lightsim reproduce [CONFIG]`: the main job behind `make demo`.
+#include <chrono>
 #include <iostream>
 
 #include "cli.h"
 #include "lightsim/core/atomic_file.h"
 #include "lightsim/core/json.h"
 #include "lightsim/report/render.h"
+#include "lightsim/studies/study.h"
 #include "reproduce.h"
 
 namespace lightsim::cli {
 namespace {
-
-// Names of the registered studies (the "study" family), in registration order.
-std::vector<std::string> registered_studies(const Registry& registry) {
-  std::vector<std::string> names;
-  for (const auto& family : registry.families())
-    if (family.name == "study")
-      for (const auto& impl : *family.implementations) names.push_back(impl.name);
-  return names;
-}
 
 void run_reproduce(const std::filesystem::path& config_file, const GlobalOptions& options,
                    const Registry& registry) {
   const config::LoadOptions load = options.load_options();
   const config::Node document = config::load_document(config_file);
   const ReproduceSpec spec = config::read_spec<ReproduceSpec>(document, load);
-  const std::vector<std::string> known = registered_studies(registry);
+  const std::vector<std::string> known = studies::study_names(registry);
   for (std::size_t i = 0; i < spec.studies.size(); ++i) {
     if (std::find(known.begin(), known.end(), spec.studies[i]) == known.end()) {
       const config::Node* listed = document.find("studies");
@@ -52,6 +45,29 @@ void run_reproduce(const std::filesystem::path& config_file, const GlobalOptions
   manifest["studies"] = studies;
   manifest["config"] = config::to_yaml(document);
   write_json_file(options.out / "run.json", manifest);
+
+  // Every study at the job's size, each written as soon as it finishes (a later failure or an
+  // interrupt keeps the earlier results).
+  const studies::Size size = studies::parse_size(spec.size);
+  ProgressTask progress = ctx.progress().start("reproduce", studies.size());
+  std::vector<std::string> lines;
+  for (const std::string& name : studies) {
+    ctx.throw_if_cancelled(
+        fmt::format("reproduce (before study '{}'; finished results are in "
+                    "{}/)",
+                    name, options.out.string()));
+    const auto started = std::chrono::steady_clock::now();
+    ctx.log().info("reproduce: study {} ...", name);
+    const report::StudyResult r =
+        studies::run_study(registry, name, studies::default_config(name, load), load, size, ctx);
+    report::write_result(options.out, r);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    lines.push_back(
+        fmt::format("  {:<14} {:>7.1f} s  {} claim(s)", name, seconds, r.claims.size()));
+    progress.advance();
+  }
+  progress.finish();
   const report::ReportSummary report =
       report::write_report(options.out, options.out / "report.html");
 
@@ -63,6 +79,7 @@ void run_reproduce(const std::filesystem::path& config_file, const GlobalOptions
   if (studies.empty())
     std::cout << "lightsim reproduce: no study is registered in this build yet; the seed "
                  "studies arrive with the prism, prefill and studies modules.\n";
+  for (const std::string& line : lines) std::cout << line << "\n";
   std::cout << "lightsim reproduce: results in " << options.out.string() << "/ (run.json)\n";
   std::cout << "lightsim reproduce: report " << report.file.string() << "\n";
 }

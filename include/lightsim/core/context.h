@@ -2,11 +2,14 @@
 // everything that needs them; lightsim has no global mutable state.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <iostream>
 #include <ostream>
+#include <string_view>
 #include <utility>
 
+#include "lightsim/core/error.h"
 #include "lightsim/core/log.h"
 #include "lightsim/core/parallel.h"
 #include "lightsim/core/progress.h"
@@ -20,6 +23,9 @@ struct ContextOptions {
   LogLevel log_level = LogLevel::info;
   std::ostream* log_stream = &std::cerr;  // not owned
   Progress::Options progress{};
+  // Set (from another thread or a signal handler) to ask the run to stop; not owned, may be
+  // null (never cancelled). Long loops poll Context::cancelled() between work items.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // Non-copyable and non-movable (it owns running threads); hold it by value in main or in a
@@ -31,7 +37,8 @@ class Context {
       : seed_(options.seed),
         logger_(options.log_level, *options.log_stream),
         progress_(options.progress),
-        pool_(options.threads) {}
+        pool_(options.threads),
+        cancel_(options.cancel) {}
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
 
@@ -40,6 +47,14 @@ class Context {
   Logger& log() { return logger_; }
   Progress& progress() { return progress_; }
   ThreadPool& pool() { return pool_; }
+
+  // True once the run was asked to stop (ContextOptions::cancel).
+  bool cancelled() const { return cancel_ != nullptr && cancel_->load(std::memory_order_relaxed); }
+  // Throws Interrupted("<what>: interrupted") when cancelled().
+  void throw_if_cancelled(std::string_view what) const {
+    if (cancelled()) [[unlikely]]
+      LIGHTSIM_THROW(Interrupted, "{}: interrupted", what);
+  }
 
   // RandomStream keyed by (seed, ids...); at most StreamKey::kMaxIds ids.
   template <typename... Ids>
@@ -53,6 +68,7 @@ class Context {
   Logger logger_;
   Progress progress_;
   ThreadPool pool_;
+  const std::atomic<bool>* cancel_;
 };
 
 // Context overloads of the loops in parallel.h (same contracts).

@@ -3,6 +3,7 @@
 // Contract: library code reports failure by throwing one of these types and never calls
 // exit/abort/assert on user input. Only `main` maps them to exit codes:
 //   InputError and its subclasses (bad config, unit, usage, missing file)  -> exit 2
+//   Interrupted (SIGINT/SIGTERM asked the run to stop)                     -> exit 130
 //   every other Error (internal invariant, numeric fault, I/O failure)     -> exit 1
 #pragma once
 
@@ -52,6 +53,12 @@ class IoError : public Error {
 };
 // A NaN or Inf appeared where a finite number is required.
 class NumericError : public Error {
+ public:
+  using Error::Error;
+};
+// The run was asked to stop (SIGINT/SIGTERM) and stopped between work items; whatever had
+// finished was kept (Context::throw_if_cancelled).
+class Interrupted : public Error {
  public:
   using Error::Error;
 };

@@ -94,6 +94,16 @@ class Registry {
     auto typed = std::static_pointer_cast<Family<Factory>>(it->second.holder);
     return *typed;
   }
+  // The family `name` if it was created with this `Factory`, else nullptr (no family of that
+  // name); a family of another factory type is an InternalError.
+  template <class Factory>
+  const Family<Factory>* find_family(std::string_view name) const {
+    auto it = families_.find(name);
+    if (it == families_.end()) return nullptr;
+    LIGHTSIM_CHECK(*it->second.factory_type == typeid(Factory),
+                   "family '{}' requested with two factory types", name);
+    return static_cast<const Family<Factory>*>(it->second.holder.get());
+  }
   // Family name -> help and implementations, for `lightsim list`.
   struct FamilyView {
     std::string name, help;

@@ -1,0 +1,81 @@
+// Named studies: one per seed table or figure (or one of ours), computed from first principles
+// and written as a report::StudyResult (docs/results.md, docs/studies.md).
+//
+// A study is a function registered in the "study" family (studies::register_all and each
+// module that contributes one). It reads its own spec kind (`<name>_study`) from its config
+// document, configs/studies/<name>.yaml by default, and returns the result; it never writes
+// files itself (run_study's caller does, atomically).
+//
+// Problem size. A study config may hold a `sizes:` map with `quick:` and `full:` overlays
+// (key paths of the same document); run_study merges the overlay of the requested size onto
+// the document before the study reads it, so a study reads one spec and has no size logic:
+//
+//   kind: context_study
+//   contexts: [4096, 8192, 16384, 32768]
+//   trials: 64
+//   sizes:
+//     quick: {contexts: [4096], trials: 4}     # smoke tests (seconds)
+//     full:  {contexts: [4096, ..., 131072], trials: 512}
+//
+// `default` is the document as written (the demo: minutes on 2 cores in all).
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lightsim/core/config.h"
+#include "lightsim/core/context.h"
+#include "lightsim/core/registry.h"
+#include "lightsim/report/result.h"
+
+namespace lightsim::studies {
+
+enum class Size { quick, standard, full };
+
+// "quick", "default", "full".
+std::string_view to_string(Size size);
+// Inverse of to_string; anything else is a UsageError listing the valid names.
+Size parse_size(std::string_view name);
+
+// What a study function receives.
+struct StudyInput {
+  std::string name;                   // the study's registered name
+  config::Node document;              // its config, the size overlay merged, `sizes` removed
+  std::filesystem::path config_file;  // where the document came from (for messages)
+  config::LoadOptions load;           // preset roots and --set assignments (applied by read_spec)
+  Size size = Size::standard;
+};
+
+// Computes a study. Throws InputError subclasses for a bad config (through read_spec),
+// Interrupted when ctx.cancelled() (poll it between work items of long loops). Draws random
+// numbers only from ctx.stream(...) and loops only through parallel_for/parallel_reduce, so
+// the result is identical for any thread count.
+using StudyFunction = std::function<report::StudyResult(const StudyInput&, Context&)>;
+using StudyFamily = Family<StudyFunction>;
+inline constexpr std::string_view kStudyFamily = "study";
+inline constexpr std::string_view kStudyFamilyHelp =
+    "named studies (`lightsim study run NAME`, `lightsim reproduce`)";
+
+// The family in `registry` (created empty when absent).
+StudyFamily& study_family(Registry& registry);
+// Names of the registered studies, in registration order.
+std::vector<std::string> study_names(const Registry& registry);
+
+// <root>/studies/<name>.yaml for the first config root that has it; a UsageError naming the
+// roots searched when none does.
+std::filesystem::path default_config(std::string_view name, const config::LoadOptions& load);
+
+// The input for a study: loads `config_file` and merges its `sizes.<size>` overlay. A `sizes`
+// key other than quick/full, or an overlay that is not a mapping, is a ConfigError naming it.
+StudyInput make_input(std::string name, const std::filesystem::path& config_file,
+                      const config::LoadOptions& load, Size size);
+
+// make_input + the registered function. An unknown name is a ConfigError with a suggestion.
+report::StudyResult run_study(const Registry& registry, std::string_view name,
+                              const std::filesystem::path& config_file,
+                              const config::LoadOptions& load, Size size, Context& ctx);
+
+}  // namespace lightsim::studies

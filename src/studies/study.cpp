@@ -1,0 +1,86 @@
+// The study family and running a study by name (include/lightsim/studies/study.h).
+#include "lightsim/studies/study.h"
+
+#include <algorithm>
+#include <array>
+
+namespace lightsim::studies {
+
+namespace {
+constexpr std::array<std::string_view, 3> kSizeNames{"quick", "default", "full"};
+}  // namespace
+
+std::string_view to_string(Size size) {
+  return kSizeNames[static_cast<std::size_t>(size)];
+}
+
+Size parse_size(std::string_view name) {
+  for (std::size_t i = 0; i < kSizeNames.size(); ++i)
+    if (kSizeNames[i] == name) return static_cast<Size>(i);
+  LIGHTSIM_THROW(UsageError, "unknown study size '{}' (expected quick, default or full)", name);
+}
+
+StudyFamily& study_family(Registry& registry) {
+  return registry.family<StudyFunction>(std::string(kStudyFamily), std::string(kStudyFamilyHelp));
+}
+
+std::vector<std::string> study_names(const Registry& registry) {
+  std::vector<std::string> names;
+  if (const StudyFamily* family = registry.find_family<StudyFunction>(kStudyFamily))
+    for (const auto& impl : family->implementations()) names.push_back(impl.name);
+  return names;
+}
+
+std::filesystem::path default_config(std::string_view name, const config::LoadOptions& load) {
+  std::string searched;
+  for (const auto& root : load.config_roots) {
+    const std::filesystem::path file = root / "studies" / (std::string(name) + ".yaml");
+    if (std::filesystem::is_regular_file(file)) return file;
+    searched += (searched.empty() ? "" : ", ") + file.string();
+  }
+  LIGHTSIM_THROW(UsageError, "study '{}': no config file (looked for {}); give one with --config",
+                 name, searched.empty() ? std::string("no config root") : searched);
+}
+
+StudyInput make_input(std::string name, const std::filesystem::path& config_file,
+                      const config::LoadOptions& load, Size size) {
+  StudyInput in;
+  in.name = std::move(name);
+  in.config_file = config_file;
+  in.load = load;
+  in.size = size;
+  in.document = config::load_document(config_file);
+  if (!in.document.is_map()) return in;  // read_spec reports the problem with its location
+  if (const config::Node* sizes = in.document.find("sizes")) {
+    LIGHTSIM_CHECK_AS(ConfigError, sizes->is_map(),
+                      "{}: sizes: expected a mapping of quick/full "
+                      "overlays, got {}",
+                      sizes->location().str(), sizes->kind_name());
+    config::Node overlay;
+    for (const auto& [key, value] : sizes->entries()) {
+      LIGHTSIM_CHECK_AS(ConfigError, key == "quick" || key == "full",
+                        "{}: sizes.{}: unknown size (expected quick or full; default is the "
+                        "document itself)",
+                        sizes->key_location(key).str(), key);
+      LIGHTSIM_CHECK_AS(ConfigError, value.is_map(),
+                        "{}: sizes.{}: expected a mapping of overrides, got {}",
+                        value.location().str(), key, value.kind_name());
+      if (key == to_string(size)) overlay = value;
+    }
+    in.document.erase("sizes");
+    if (overlay.is_map()) config::merge_into(in.document, overlay);
+  }
+  return in;
+}
+
+report::StudyResult run_study(const Registry& registry, std::string_view name,
+                              const std::filesystem::path& config_file,
+                              const config::LoadOptions& load, Size size, Context& ctx) {
+  const StudyFamily* family = registry.find_family<StudyFunction>(kStudyFamily);
+  LIGHTSIM_CHECK_AS(ConfigError, family != nullptr,
+                    "unknown study '{}' (no study is registered in this build)", name);
+  const StudyFunction& study = family->get(name);
+  return study(make_input(std::string(name), config_file, load, size), ctx);
+}
+
+}  // namespace lightsim::studies
