@@ -1,25 +1,13 @@
-// Everything this build of lightsim offers, registered explicitly in one place.
-#include "lightsim/fabric/register.h"
+// The CLI's registry: the job kinds of the CLI itself plus everything the modules offer.
 #include "cli.h"
-#include "lightsim/kv/register.h"
-#include "lightsim/model/register.h"
-#include "lightsim/photonics/register.h"
-#include "lightsim/prefill/register.h"
-#include "lightsim/prism/register.h"
-#include "lightsim/studies/register.h"
+#include "lightsim/builtin/register.h"
 #include "reproduce.h"
 
 namespace lightsim::cli {
 
 void register_all(Registry& registry) {
   registry.add_spec<ReproduceSpec>();
-  photonics::register_all(registry);
-  kv::register_all(registry);
-  model::register_all(registry);
-  fabric::register_all(registry);
-  prism::register_all(registry);
-  prefill::register_all(registry);
-  studies::register_all(registry);
+  register_builtin(registry);
 }
 
 }  // namespace lightsim::cli
