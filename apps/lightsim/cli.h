@@ -44,6 +44,7 @@ void add_kv_commands(CLI::App& app, const GlobalOptions& options, const Registry
 void add_model_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 void add_fabric_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 void add_report_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
+void add_decode_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 void add_prefill_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 void add_prism_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 void add_study_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);

@@ -64,6 +64,7 @@ int run(int argc, char** argv) {
   add_fabric_commands(app, options, registry);
   add_report_commands(app, options, registry);
   add_prefill_commands(app, options, registry);
+  add_decode_commands(app, options, registry);
   add_prism_commands(app, options, registry);
   add_study_commands(app, options, registry);
 

@@ -1,6 +1,7 @@
 // Everything this build of lightsim offers, registered explicitly in one place.
 #include "lightsim/builtin/register.h"
 
+#include "lightsim/decode/register.h"
 #include "lightsim/fabric/register.h"
 #include "lightsim/kv/register.h"
 #include "lightsim/model/register.h"
@@ -18,6 +19,7 @@ void register_builtin(Registry& registry) {
   fabric::register_all(registry);
   prism::register_all(registry);
   prefill::register_all(registry);
+  decode::register_all(registry);
   studies::register_all(registry);
 }
 

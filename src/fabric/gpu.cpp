@@ -32,6 +32,16 @@ void GpuSpec::describe(config::Schema<GpuSpec>& s) {
   s.field("memory_half_bytes", &GpuSpec::memory_half_bytes,
           "bytes moved at which half of that is reached")
       .positive();
+  s.field("tdp", &GpuSpec::tdp, "board thermal design power (max sustained); unset: unknown")
+      .positive();
+  s.field("idle_power", &GpuSpec::idle_power,
+          "board power idle with clocks and memory up; unset: unknown")
+      .positive();
+  s.rule([](const GpuSpec& g) -> std::optional<std::string> {
+    if (g.tdp && g.idle_power && g.idle_power->si() >= g.tdp->si())
+      return "'idle_power' must be below 'tdp'";
+    return std::nullopt;
+  });
 }
 
 FlopRate GpuSpec::peak(std::string_view dtype) const {

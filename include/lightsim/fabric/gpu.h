@@ -30,6 +30,10 @@ struct GpuSpec {
   Flops gemm_half_work = Flops::si(1e9);
   double memory_efficiency_max = 0.85;
   DataSize memory_half_bytes = DataSize::si(4e6);
+  // Board power (decode module's utilization power model, docs/decode.md): the thermal design
+  // power and the power drawn idle with memory and clocks up. Unset: not modelled.
+  std::optional<Power> tdp;
+  std::optional<Power> idle_power;
 
   static void describe(config::Schema<GpuSpec>& s);
 
