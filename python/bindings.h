@@ -70,8 +70,8 @@ ContextOptions context_options(std::uint64_t seed, std::size_t threads, bool pro
 
 // Runs fn(cancel) on a worker thread with the GIL released and returns its result (or
 // rethrows its exception). Meanwhile the calling thread checks Python's signals every 100 ms;
-// on Ctrl-C it sets `cancel` (the Context stops between work items), waits for the worker and
-// raises KeyboardInterrupt. Requires the GIL on entry.
+// on Ctrl-C it sets `cancel` (code that polls Context::cancelled() stops between work items),
+// waits for the worker and raises KeyboardInterrupt. Requires the GIL on entry.
 template <class F>
 auto run_interruptible(F&& fn) -> decltype(fn(static_cast<const std::atomic<bool>*>(nullptr))) {
   using Result = decltype(fn(static_cast<const std::atomic<bool>*>(nullptr)));
