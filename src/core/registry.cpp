@@ -16,7 +16,10 @@ const config::SchemaInfo& Registry::spec(std::string_view kind) const {
 
 std::string Registry::check_file(const std::filesystem::path& file,
                                  const config::LoadOptions& o) const {
-  const config::Node doc = config::load_document(file);
+  return check_document(config::load_document(file), o);
+}
+
+std::string Registry::check_document(const config::Node& doc, const config::LoadOptions& o) const {
   const config::Node* kind = doc.find("kind");
   if (kind == nullptr || !kind->is_scalar())
     LIGHTSIM_THROW(ConfigError, "{}: missing 'kind' (one of: {})", doc.location().source,

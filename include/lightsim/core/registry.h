@@ -76,6 +76,8 @@ class Registry {
   // Reads `file` as the spec kind it declares (its `kind:` key), throwing on any error.
   // Returns that kind.
   std::string check_file(const std::filesystem::path& file, const config::LoadOptions& o) const;
+  // The same for an already parsed document (e.g. YAML text from the Python bindings).
+  std::string check_document(const config::Node& document, const config::LoadOptions& o) const;
 
   // --- implementation families -----------------------------------------------------------
   // Creates (or returns) the family `name`; `Factory` must match on every call.

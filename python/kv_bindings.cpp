@@ -1,0 +1,275 @@
+// lightsim.score, lightsim.generate_kv and lightsim.evaluate_kv (bindings.h; the kv module,
+// docs/metrics.md).
+#include <array>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "bindings.h"
+#include "lightsim/kv/generator.h"
+#include "lightsim/kv/io.h"
+#include "lightsim/kv/metrics.h"
+#include "lightsim/kv/register.h"
+#include "lightsim/prism/scorer.h"
+
+namespace lightsim::python {
+namespace {
+
+using namespace pybind11::literals;
+using FloatArray = py::array_t<float, py::array::c_style | py::array::forcecast>;
+
+// Keyword arguments shared by score and evaluate_kv.
+struct ScorerArgs {
+  std::string projection = "pca";
+  std::optional<std::size_t> dim;  // default: 32, or the accelerator's channels for prism
+  std::size_t reps = 4;
+  py::object accelerator = py::none();
+  std::size_t nlist = 0, pq_m = 16, pq_nbits = 8, nprobe = 16, retrieve = 256;
+};
+
+// Options of scorer `name` (validated: unknown projection, missing accelerator).
+kv::ScorerOptions scorer_options(const std::string& name, const std::string& projection,
+                                 const ScorerArgs& a, const Registry& registry,
+                                 const config::LoadOptions& load) {
+  kv::ScorerOptions o;
+  o.projection = projection;
+  o.dim = a.dim.value_or(32);
+  o.reps = a.reps;
+  o.nlist = a.nlist;
+  o.pq_m = a.pq_m;
+  o.pq_nbits = a.pq_nbits;
+  o.nprobe = a.nprobe;
+  o.retrieve = a.retrieve;
+  o.projections = registry.find_family<kv::ProjectionFitter>(kv::kProjectionFamily);
+  if (name == "signature" || name == "prism") (void)o.projections->get(o.projection);
+  if (name == "prism") {
+    LIGHTSIM_CHECK_AS(UsageError, !a.accelerator.is_none(),
+                      "scorer 'prism' needs accelerator=NAME (configs/accelerators/) or a file");
+    const auto accelerator = prism::load_accelerator(to_path(a.accelerator).string(), load);
+    if (!a.dim) o.dim = static_cast<std::size_t>(accelerator.device.grid.channels);
+    prism::attach_accelerator(o, accelerator);
+  }
+  return o;
+}
+
+const kv::ScorerFamily& scorers(const Registry& registry) {
+  return *registry.find_family<kv::ScorerFactory>(kv::kScorerFamily);
+}
+
+std::array<std::size_t, 3> query_shape(const py::array& queries, std::size_t head_dim) {
+  const auto n = static_cast<std::size_t>(queries.ndim());
+  LIGHTSIM_CHECK_AS(UsageError, n >= 1 && n <= 3,
+                    "queries: expected shape [D], [steps, D] or [group, steps, D], got {} dims", n);
+  std::array<std::size_t, 3> shape{1, 1, 1};  // group, steps, D
+  for (std::size_t i = 0; i < n; ++i)
+    shape[3 - n + i] = static_cast<std::size_t>(queries.shape(static_cast<py::ssize_t>(i)));
+  LIGHTSIM_CHECK_AS(UsageError, shape[2] == head_dim,
+                    "queries: last dimension {} differs from the keys' head_dim {}", shape[2],
+                    head_dim);
+  LIGHTSIM_CHECK_AS(UsageError, shape[0] > 0 && shape[1] > 0, "queries: empty array");
+  return shape;
+}
+
+Json estimate_json(const kv::Estimate& e) {
+  return {{"mean", e.mean}, {"ci95", e.ci95}, {"n", e.n}};
+}
+
+Json report_json(const kv::EvalReport& r, const kv::KvCache& cache) {
+  Json results = Json::object();
+  for (const auto& s : r.scorers) {
+    Json per_k = Json::object();
+    for (const auto& m : s.per_k) {
+      Json kk = Json::object();
+      for (const auto& [big, e] : m.recall_k_at_K) kk[std::to_string(big)] = estimate_json(e);
+      per_k[std::to_string(m.k)] = {
+          {"k_effective", m.k_effective},
+          {"recall", estimate_json(m.recall)},
+          {"recall_k_at_K", kk},
+          {"mass_recall", estimate_json(m.mass_recall)},
+          {"mass_coverage", estimate_json(m.mass_coverage)},
+          {"output_rel_error", estimate_json(m.output_rel_error)},
+          {"fetched_fraction", estimate_json(m.fetched_fraction)},
+          {"needle_hit", estimate_json(m.needle_hit)},
+          {"needle_hit_union", estimate_json(m.needle_hit_union)},
+          {"union_fetched_fraction", estimate_json(m.union_fetched_fraction)},
+          {"metadata_bytes", m.metadata_bytes},
+          {"selected_bytes", m.selected_bytes},
+          {"resident_bytes", m.resident_bytes},
+          {"bytes_per_step", m.bytes_per_step},
+          {"full_scan_bytes", m.full_scan_bytes},
+          {"traffic_reduction", m.traffic_reduction}};
+    }
+    results[s.name] = per_k;
+  }
+  return {{"source", cache.source},
+          {"tokens", r.tokens},
+          {"blocks", r.blocks},
+          {"candidate_blocks", r.candidates},
+          {"resident_tokens", r.resident_tokens},
+          {"kv_heads_evaluated", r.heads},
+          {"steps", r.steps},
+          {"needles", r.needles},
+          {"results", results}};
+}
+
+// A cache folder (manifest.json), or a kv_synthetic config generated with ctx's seed.
+kv::KvCache obtain_cache(const py::object& source, const Registry& registry,
+                         const config::LoadOptions& load, const ContextOptions& context) {
+  if (is_existing_path(source) && std::filesystem::is_directory(to_path(source))) {
+    const std::filesystem::path dir = to_path(source);
+    py::gil_scoped_release release;
+    return kv::read_kv_cache(dir);
+  }
+  const config::Node doc =
+      load_document(source, std::string(kv::KvGeneratorSpec::kind), registry, load);
+  const auto spec = config::read_spec<kv::KvGeneratorSpec>(doc, load);
+  return run_interruptible([&](const std::atomic<bool>* cancel) {
+    ContextOptions o = context;
+    o.cancel = cancel;
+    Context ctx(o);
+    return kv::generate_kv_cache(spec, ctx);
+  });
+}
+
+py::array_t<float> to_array(const std::vector<float>& data, std::vector<py::ssize_t> shape) {
+  py::array_t<float> out(shape);
+  std::copy(data.begin(), data.end(), out.mutable_data());
+  return out;
+}
+
+}  // namespace
+
+void bind_kv(py::module_& m, const RegistryPtr& registry) {
+  m.def(
+      "score",
+      [registry](const std::string& scorer, const FloatArray& keys, const FloatArray& queries,
+                 std::size_t block_tokens, std::size_t sink_tokens, std::size_t recent_tokens,
+                 const std::string& projection, std::optional<std::size_t> dim, std::size_t reps,
+                 const py::object& accelerator, std::uint64_t seed, const py::object& set,
+                 const py::object& config_path) {
+        LIGHTSIM_CHECK_AS(UsageError, keys.ndim() == 2 && keys.shape(0) > 0 && keys.shape(1) > 0,
+                          "keys: expected a non-empty [tokens, head_dim] array, got {} dims",
+                          keys.ndim());
+        const auto tokens = static_cast<std::size_t>(keys.shape(0));
+        const auto head_dim = static_cast<std::size_t>(keys.shape(1));
+        const auto [group, steps, d] = query_shape(queries, head_dim);
+        const config::LoadOptions load = load_options(set, config_path);
+        ScorerArgs args;
+        args.dim = dim;
+        args.reps = reps;
+        args.accelerator = accelerator;
+        const kv::ScorerOptions o = scorer_options(scorer, projection, args, *registry, load);
+        const kv::ScorerFactory& factory = scorers(*registry).get(scorer);
+        const kv::BlockLayout layout(tokens, {block_tokens, sink_tokens, recent_tokens});
+        py::array_t<float> out(
+            {static_cast<py::ssize_t>(steps), static_cast<py::ssize_t>(layout.blocks())});
+        float* result = out.mutable_data();
+        const std::vector<float> values(tokens * head_dim, 0.0f);  // scorers read keys only
+        const kv::HeadView head{tokens,      head_dim,      group,         steps,
+                                keys.data(), values.data(), queries.data()};
+        {
+          py::gil_scoped_release release;
+          const std::unique_ptr<kv::Scorer> s = factory(o);
+          s->prepare(head, layout, kv::HeadIndex{0, 0, seed});
+          for (std::size_t step = 0; step < steps; ++step)
+            s->score(step, std::span<float>(result + step * layout.blocks(), layout.blocks()));
+        }
+        return out;
+      },
+      "scorer"_a, "keys"_a, "queries"_a, py::kw_only(), "block_tokens"_a = 128, "sink_tokens"_a = 4,
+      "recent_tokens"_a = 512, "projection"_a = "pca", "dim"_a = py::none(), "reps"_a = 4,
+      "accelerator"_a = py::none(), "seed"_a = 1, "set"_a = py::none(),
+      "config_path"_a = py::none(),
+      R"doc(Score the blocks of one KV head with a kv scorer; returns float32 [steps, blocks].
+
+keys: [tokens, head_dim]; queries: [head_dim], [steps, head_dim] or [group, steps, head_dim]
+(the GQA group of query heads that read this KV head; a block's score is summed over the
+group). Arrays are converted to C-contiguous float32. Higher = more important. Blocks are
+cut every block_tokens; sink and recent tokens are always resident (their blocks are still
+scored). scorer: exact, mean_key, quest, rep_keys, signature, faiss_ivfpq or prism (needs
+accelerator=NAME; dim defaults to its channels). projection/dim: the signature projection.
+seed: seed of the head's random stream (random projection, Prism impairment draw).)doc");
+
+  m.def(
+      "generate_kv",
+      [registry](const py::object& config, std::uint64_t seed, std::size_t threads,
+                 const py::object& set, const py::object& config_path) {
+        const config::LoadOptions load = load_options(set, config_path);
+        const kv::KvCache cache =
+            obtain_cache(config, *registry, load, context_options(seed, threads, false, nullptr));
+        const kv::KvGeometry& g = cache.geometry();
+        const auto sz = [](std::size_t n) { return static_cast<py::ssize_t>(n); };
+        py::list needles;
+        for (const auto& n : cache.needles) needles.append(py::make_tuple(n.begin, n.end));
+        py::dict out;
+        out["keys"] = to_array(cache.key_data(),
+                               {sz(g.layers), sz(g.kv_heads), sz(g.tokens), sz(g.head_dim)});
+        out["values"] = to_array(cache.value_data(),
+                                 {sz(g.layers), sz(g.kv_heads), sz(g.tokens), sz(g.head_dim)});
+        out["queries"] = to_array(cache.query_data(),
+                                  {sz(g.layers), sz(g.q_heads), sz(g.steps), sz(g.head_dim)});
+        out["layer_ids"] = cache.layer_ids;
+        out["needles"] = needles;
+        out["rope_base"] = cache.rope_base;
+        out["source"] = cache.source;
+        return out;
+      },
+      "config"_a = "llama-3-8b", py::kw_only(), "seed"_a = 1, "threads"_a = 0, "set"_a = py::none(),
+      "config_path"_a = py::none(),
+      R"doc(Generate a synthetic KV cache (kind kv_synthetic, docs/kv-data.md) or read a cache
+folder; returns {keys [L, H, T, D], values, queries [L, Hq, S, D] (float32), layer_ids,
+needles [(begin, end)], rope_base, source}. config: preset NAME (configs/kv/), file, YAML
+text, dict or cache folder. Query head g reads KV head g // (Hq // H).)doc");
+
+  m.def(
+      "evaluate_kv",
+      [registry](const py::object& cache_source, const std::vector<std::string>& scorer_names,
+                 const std::vector<std::size_t>& ks, std::size_t block_tokens,
+                 std::size_t sink_tokens, std::size_t recent_tokens, const std::string& projection,
+                 std::optional<std::size_t> dim, std::size_t reps, const py::object& accelerator,
+                 double kv_bytes, std::uint64_t seed, std::size_t threads, const py::object& set,
+                 const py::object& config_path) {
+        const config::LoadOptions load = load_options(set, config_path);
+        ScorerArgs args;
+        args.dim = dim;
+        args.reps = reps;
+        args.accelerator = accelerator;
+        std::vector<kv::EvalSetup> setups;
+        for (const std::string& label : scorer_names) {
+          const auto colon = label.find(':');
+          const std::string name = label.substr(0, colon);
+          const std::string proj =
+              colon == std::string::npos ? projection : label.substr(colon + 1);
+          setups.push_back({label, scorers(*registry).get(name),
+                            scorer_options(name, proj, args, *registry, load)});
+        }
+        LIGHTSIM_CHECK_AS(UsageError, !setups.empty() && !ks.empty(),
+                          "evaluate_kv needs at least one scorer and one k");
+        kv::EvalOptions eo;
+        eo.ks = ks;
+        eo.blocks = {block_tokens, sink_tokens, recent_tokens};
+        eo.kv_bytes = kv_bytes;
+        const ContextOptions context = context_options(seed, threads, false, nullptr);
+        const kv::KvCache cache = obtain_cache(cache_source, *registry, load, context);
+        const Json report = run_interruptible([&](const std::atomic<bool>* cancel) {
+          ContextOptions o = context;
+          o.cancel = cancel;
+          Context ctx(o);
+          return report_json(kv::evaluate(cache, setups, eo, ctx), cache);
+        });
+        return to_python(report);
+      },
+      "cache"_a, "scorers"_a = std::vector<std::string>{"exact", "mean_key", "quest", "signature"},
+      py::kw_only(), "ks"_a = std::vector<std::size_t>{8, 16, 32}, "block_tokens"_a = 128,
+      "sink_tokens"_a = 4, "recent_tokens"_a = 512, "projection"_a = "pca", "dim"_a = py::none(),
+      "reps"_a = 4, "accelerator"_a = py::none(), "kv_bytes"_a = 2.0, "seed"_a = 1, "threads"_a = 0,
+      "set"_a = py::none(), "config_path"_a = py::none(),
+      R"doc(Retrieval metrics of block scorers against exact attention (as `lightsim kv select`,
+docs/metrics.md), over every (layer, KV head) of a cache. cache: a cache folder or a
+kv_synthetic config (generated with `seed`). scorers: names, "signature:PROJECTION" or
+"prism:PROJECTION". Returns {tokens, blocks, ..., results: {scorer: {k: {recall: {mean,
+ci95, n}, mass_recall, output_rel_error, needle_hit, bytes_per_step, traffic_reduction,
+...}}}}.)doc");
+}
+
+}  // namespace lightsim::python
