@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
+
+#include "lightsim/core/atomic_file.h"
 
 namespace lightsim::studies {
 
@@ -71,6 +74,38 @@ StudyInput make_input(std::string name, const std::filesystem::path& config_file
     if (overlay.is_map()) config::merge_into(in.document, overlay);
   }
   return in;
+}
+
+std::string check_config(const Registry& registry, const std::filesystem::path& config_file,
+                         const config::LoadOptions& load) {
+  const config::Node doc = config::load_document(config_file);
+  const config::Node* kind = doc.is_map() ? doc.find("kind") : nullptr;
+  const bool study = kind != nullptr && kind->is_scalar() && kind->scalar().ends_with("_study");
+  if (!study || doc.find("sizes") == nullptr) return registry.check_file(config_file, load);
+  // Registry::check_file reads a file: each size's merged document goes through a temporary
+  // copy, and errors name the original file and the size instead of the copy.
+  const std::filesystem::path tmp =
+      std::filesystem::temp_directory_path() /
+      fmt::format("lightsim-check-{}-{}.yaml", config_file.stem().string(),
+                  std::hash<std::string>{}(std::filesystem::absolute(config_file).string()));
+  std::string checked;
+  for (Size size : {Size::standard, Size::quick, Size::full}) {
+    write_file_atomic(tmp, config::to_yaml(make_input("check", config_file, load, size).document));
+    try {
+      checked = registry.check_file(tmp, load);
+    } catch (const InputError& e) {
+      std::filesystem::remove(tmp);
+      std::string message = e.what();
+      const std::string from = tmp.string(),
+                        to = fmt::format("{} (size {})", config_file.string(), to_string(size));
+      for (std::size_t at = message.find(from); at != std::string::npos;
+           at = message.find(from, at + to.size()))
+        message.replace(at, from.size(), to);
+      throw ConfigError(message);
+    }
+  }
+  std::filesystem::remove(tmp);
+  return checked;
 }
 
 report::StudyResult run_study(const Registry& registry, std::string_view name,
