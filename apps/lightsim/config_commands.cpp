@@ -1,6 +1,4 @@
 // `lightsim config explain|check|reference`: the strict config reader from the command line.
-#include <unistd.h>
-
 #include <filesystem>
 #include <iostream>
 
@@ -11,31 +9,6 @@
 
 namespace lightsim::cli {
 namespace {
-
-// A study config (configs/studies/) is read by run_study with one `sizes:` overlay merged and
-// `sizes` removed: check it that way for every size. The merged document is checked from a
-// temporary file, so an error names the size and the merged text's line.
-std::string check_study_config(const Registry& registry, const std::filesystem::path& file,
-                               const config::LoadOptions& load) {
-  std::string kind;
-  for (studies::Size size : {studies::Size::quick, studies::Size::standard, studies::Size::full}) {
-    const studies::StudyInput in = studies::make_input("config check", file, load, size);
-    const std::filesystem::path merged =
-        std::filesystem::temp_directory_path() / fmt::format("lightsim-check-{}-{}-{}", ::getpid(),
-                                                             studies::to_string(size),
-                                                             file.filename().string());
-    write_file_atomic(merged, config::to_yaml(in.document));
-    try {
-      kind = registry.check_file(merged, load);
-    } catch (const InputError& e) {
-      std::filesystem::remove(merged);
-      LIGHTSIM_THROW(ConfigError, "{} with sizes.{} merged: {}", file.string(),
-                     studies::to_string(size), e.what());
-    }
-    std::filesystem::remove(merged);
-  }
-  return kind;
-}
 
 Json schema_json(const config::SchemaInfo& schema) {
   Json fields = Json::array();
@@ -77,10 +50,8 @@ void add_config_commands(CLI::App& app, const GlobalOptions& options, const Regi
   check_cmd->callback([files, &options, &registry] {
     Json results = Json::array();
     for (const auto& file : *files) {
-      const auto load = options.load_options();
-      const std::string checked_kind = config::load_document(file).find("sizes") != nullptr
-                                           ? check_study_config(registry, file, load)
-                                           : registry.check_file(file, load);
+      const std::string checked_kind =
+          studies::check_config(registry, file, options.load_options());
       if (options.json)
         results.push_back({{"file", file.string()}, {"kind", checked_kind}});
       else if (!options.quiet)

@@ -1,7 +1,10 @@
 // Spec kinds and studies of the studies module, registered explicitly.
 #include "lightsim/studies/register.h"
 
+#include "lightsim/studies/context.h"
 #include "lightsim/studies/decode.h"
+#include "lightsim/studies/impairments.h"
+#include "lightsim/studies/needle.h"
 #include "lightsim/studies/study.h"
 
 namespace lightsim::studies {
@@ -9,9 +12,25 @@ namespace lightsim::studies {
 void register_all(Registry& registry) {
   // Each study adds its spec kind (registry.add_spec<XStudySpec>()) and its function
   // (study_family(registry).add("x", "help", run_x_study)) here, one line each.
+  StudyFamily& studies = study_family(registry);
+  registry.add_spec<ImpairmentsStudySpec>();
+  registry.add_spec<ImpairmentAxesSpec>();
+  registry.add_spec<ImpairmentPointSpec>();
+  registry.add_spec<ImpairmentsSeedReference>();
+  studies.add("impairments",
+              "Prism recall vs weight bits, drift, crosstalk, NEP, splitter loss (seed table 3.1)",
+              run_impairments_study);
+  registry.add_spec<ContextStudySpec>();
+  registry.add_spec<ContextSeedRow>();
+  registry.add_spec<ContextSeedReference>();
+  studies.add("context", "Prism retrieval at 4K-128K contexts, blocks of 128 and 256 (seed 4.1)",
+              run_context_study);
+  registry.add_spec<NeedleStudySpec>();
+  registry.add_spec<NeedleSeedReference>();
+  studies.add("needle", "Prism needle hit rate per head and union, 4-bit + 30 pm (seed 4.1)",
+              run_needle_study);
   registry.add_spec<DecodeStudySpec>();
-  study_family(registry).add("decode", "decode end to end: full attention vs Prism (SPEC 1.7)",
-                             run_decode_study);
+  studies.add("decode", "decode end to end: full attention vs Prism (SPEC 1.7)", run_decode_study);
 }
 
 }  // namespace lightsim::studies

@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
+
+#include "lightsim/core/atomic_file.h"
 
 namespace lightsim::studies {
 
@@ -71,6 +74,25 @@ StudyInput make_input(std::string name, const std::filesystem::path& config_file
     if (overlay.is_map()) config::merge_into(in.document, overlay);
   }
   return in;
+}
+
+std::string check_config(const Registry& registry, const std::filesystem::path& config_file,
+                         const config::LoadOptions& load) {
+  const config::Node doc = config::load_document(config_file);
+  const config::Node* kind = doc.is_map() ? doc.find("kind") : nullptr;
+  const bool study = kind != nullptr && kind->is_scalar() && kind->scalar().ends_with("_study");
+  if (!study || doc.find("sizes") == nullptr) return registry.check_file(config_file, load);
+  // The merged document keeps each value's file and line, so errors point into the file.
+  std::string checked;
+  for (Size size : {Size::standard, Size::quick, Size::full}) {
+    try {
+      checked =
+          registry.check_document(make_input("check", config_file, load, size).document, load);
+    } catch (const InputError& e) {
+      LIGHTSIM_THROW(ConfigError, "{} (study size {})", e.what(), to_string(size));
+    }
+  }
+  return checked;
 }
 
 report::StudyResult run_study(const Registry& registry, std::string_view name,

@@ -59,12 +59,16 @@ class Report(CliTest):
 
     def test_reproduce_ends_with_the_report_path(self):
         out = self.tmp / "out"
-        r = run("reproduce", "--out", out, "--quiet")
+        # Every registered study at its quick size (seconds; the default size is the demo's).
+        cfg = self.tmp / "r.yaml"
+        cfg.write_text("schema_version: 1\nkind: reproduce\nsize: quick\n")
+        r = run("reproduce", cfg, "--out", out, "--quiet", timeout=600)
         self.assertExit(r, 0)
         report = out / "report.html"
         self.assertEqual(r.out.strip().splitlines()[-1], f"lightsim reproduce: report {report}")
         html = report.read_text()
-        self.assertIn("No study ran: no study is registered", html)
+        for study in json.loads((out / "run.json").read_text())["studies"]:
+            self.assertIn(study, html)
         self.assertIn("Produced by <code>lightsim reproduce</code>", html)
 
 

@@ -73,6 +73,12 @@ std::filesystem::path default_config(std::string_view name, const config::LoadOp
 StudyInput make_input(std::string name, const std::filesystem::path& config_file,
                       const config::LoadOptions& load, Size size);
 
+// `config check` for a study config (kind `*_study`): the document at every size (default,
+// quick, full) with its overlay merged must read as its kind; returns the kind. A file of
+// another kind is checked as it is.
+std::string check_config(const Registry& registry, const std::filesystem::path& config_file,
+                         const config::LoadOptions& load);
+
 // make_input + the registered function. An unknown name is a ConfigError with a suggestion.
 report::StudyResult run_study(const Registry& registry, std::string_view name,
                               const std::filesystem::path& config_file,

@@ -1,0 +1,204 @@
+// The `context` study (include/lightsim/studies/context.h; docs/studies.md).
+#include "lightsim/studies/context.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "lightsim/core/error.h"
+#include "lightsim/prism/scorer.h"
+#include "lightsim/studies/retrieval.h"
+#include "support.h"
+
+namespace lightsim::studies {
+
+void ContextStudySpec::describe(config::Schema<ContextStudySpec>& s) {
+  s.help(
+      "The context study (SPEC 1.6): Prism block retrieval at 4K-128K contexts and block sizes "
+      "128 and 256 on a synthetic cache, beside the seed's table.");
+  s.field("workload", &ContextStudySpec::workload,
+          "synthetic KV cache (kv_synthetic); `tokens` is replaced by each context");
+  s.field("accelerator", &ContextStudySpec::accelerator,
+          "the Prism machine, used with its impairments as configured");
+  s.field("contexts", &ContextStudySpec::contexts, "context lengths in tokens")
+      .range(1024, 1 << 21)
+      .min_items(1);
+  s.field("block_tokens", &ContextStudySpec::block_tokens, "block sizes in tokens")
+      .range(16, 65536)
+      .min_items(1);
+  s.field("ks", &ContextStudySpec::ks, "blocks selected per KV head per step")
+      .range(1, 100000)
+      .min_items(1);
+  s.field("projection", &ContextStudySpec::projection, "kv_projection fitted once per head")
+      .one_of({"pca", "pca_qk", "random", "first"});
+  s.field("tolerance", &ContextStudySpec::tolerance, "absolute recall tolerance of a claim")
+      .range(0.0, 1.0);
+  s.field("traffic_tolerance", &ContextStudySpec::traffic_tolerance,
+          "relative tolerance of a traffic-reduction claim")
+      .range(0.0, 10.0);
+}
+
+void ContextSeedRow::describe(config::Schema<ContextSeedRow>& s) {
+  s.help("One row of the seed's block-retrieval table.");
+  s.field("tokens", &ContextSeedRow::tokens, "context length").min(1);
+  s.field("blocks", &ContextSeedRow::blocks, "blocks as printed").min(1);
+  s.field("recall8", &ContextSeedRow::recall8, "R8 (null where the seed prints none)")
+      .range(0.0, 1.0);
+  s.field("recall32", &ContextSeedRow::recall32, "R32 (null where none)").range(0.0, 1.0);
+  s.field("traffic_reduction", &ContextSeedRow::traffic_reduction, "traffic reduction").positive();
+}
+
+void ContextSeedReference::describe(config::Schema<ContextSeedReference>& s) {
+  s.help("The seed's block-retrieval table (SPEC 1.6); printed beside the context study.");
+  s.field("source", &ContextSeedReference::source, "where the figures come from");
+  s.field("recall_block_tokens", &ContextSeedReference::recall_block_tokens,
+          "block size the recall figures were measured at")
+      .min(1);
+  s.field("printed_block_tokens", &ContextSeedReference::printed_block_tokens,
+          "block size the printed block counts imply")
+      .min(1);
+  s.field("rows", &ContextSeedReference::rows, "the table").min_items(1);
+}
+
+namespace {
+
+struct Row {
+  std::int64_t tokens = 0, block = 0;
+  std::size_t candidates = 0;
+  RetrievalMetrics prism, ideal;  // at one k
+};
+
+const Row* find(const std::vector<Row>& rows, std::int64_t tokens, std::int64_t block,
+                std::int64_t k) {
+  for (const Row& r : rows)
+    if (r.tokens == tokens && r.block == block && static_cast<std::int64_t>(r.prism.k) == k)
+      return &r;
+  return nullptr;
+}
+
+void add_claims(report::StudyResult& res, const ContextStudySpec& spec,
+                const ContextSeedReference& seed, const std::vector<Row>& rows) {
+  const std::int64_t rb = seed.recall_block_tokens, pb = seed.printed_block_tokens;
+  const std::string cond = fmt::format(
+      "Prism ({}), {}-token blocks (the block size the seed's recall was measured at), truth "
+      "in the projected space (the ideal signature's top-k) as the seed measured",
+      spec.accelerator.description, rb);
+  for (const ContextSeedRow& s : seed.rows) {
+    const std::string tag = fmt::format("{}k", s.tokens / 1024);
+    for (auto [k, value] : {std::pair{8, s.recall8}, std::pair{32, s.recall32}}) {
+      if (!value) continue;
+      const Row* r = find(rows, s.tokens, rb, k);
+      const Row* full = find(rows, s.tokens, pb, k);
+      report::Claim& c = res.add_claim(fmt::format("recall{}_{}", k, tag),
+                                       fmt::format("R{} at {} ({} blocks)", k, tag, s.blocks), "");
+      std::string why;
+      if (r) {
+        why = fmt::format(
+            "{} candidate blocks at {} tokens per block ({} blocks at {}). Full-attention truth: "
+            "R{} = {:.3f} (Prism), {:.3f} (ideal signature).",
+            r->candidates, rb, full ? full->candidates : 0, pb, k, r->prism.recall.mean,
+            r->ideal.recall.mean);
+        if (r->candidates <= static_cast<std::size_t>(k))
+          why += fmt::format(
+              " Trivial: with {} candidates <= k = {} every block is selected, so recall is 1 "
+              "by construction.",
+              r->candidates, k);
+      }
+      support::judge(c, *value,
+                     r ? std::optional<double>(r->prism.recall_projected.mean) : std::nullopt,
+                     spec.tolerance, cond, why);
+    }
+    const std::int64_t kmin = spec.ks.front();
+    const Row* r = find(rows, s.tokens, pb, kmin);
+    report::Claim& c = res.add_claim(fmt::format("traffic_{}", tag),
+                                     fmt::format("traffic reduction at {}", tag), "x");
+    c.seed_value = report::SeedValue::point(s.traffic_reduction);
+    if (!r) {
+      c.verdict = report::Verdict::not_comparable;
+      c.explanation = "context not in this run's config (see --full)";
+      continue;
+    }
+    c.ours = r->prism.traffic_reduction;
+    const double rel = std::abs(*c.ours - s.traffic_reduction) / s.traffic_reduction;
+    c.verdict = rel <= spec.traffic_tolerance ? report::Verdict::holds_under_conditions
+                                              : report::Verdict::does_not_hold;
+    c.conditions =
+        fmt::format("k = {} blocks of {} tokens plus 4 sink and 512 recent tokens", kmin, pb);
+    c.explanation = fmt::format(
+        "Full K+V bytes of the context over the bytes read per step: {} selected blocks, the "
+        "resident sink and recent window, and metadata ({:.0f} B; Prism keeps signatures in "
+        "its rings). The seed's figures fit ~N/4, i.e. about 4 blocks fetched.",
+        kmin, r->prism.metadata_bytes);
+  }
+}
+
+}  // namespace
+
+report::StudyResult run_context_study(const StudyInput& in, Context& ctx) {
+  const auto spec = config::read_spec<ContextStudySpec>(in.document, in.load);
+  const auto seed = support::load_reference<ContextSeedReference>("context_seed", in.load);
+  const auto d = static_cast<std::size_t>(spec.accelerator.device.grid.channels);
+  const ScorerCatalog catalog;
+  std::vector<Row> rows;
+  for (std::int64_t tokens : spec.contexts) {
+    ctx.throw_if_cancelled("context");
+    kv::KvGeneratorSpec w = spec.workload;
+    w.tokens = tokens;
+    ctx.log().info("context: {} tokens", tokens);
+    const kv::KvCache cache = kv::generate_kv_cache(w, ctx);
+    for (std::int64_t block : spec.block_tokens) {
+      std::vector<RetrievalSetup> setups{catalog.setup("signature_ideal", "signature", d),
+                                         catalog.setup("prism", "prism", d)};
+      prism::attach_accelerator(setups[1].options, spec.accelerator);
+      RetrievalOptions o = support::retrieval_options(spec.ks, block, spec.projection, d, catalog);
+      o.reference = 0;
+      const RetrievalReport rep = evaluate_retrieval(cache, setups, o, ctx);
+      for (std::size_t ki = 0; ki < spec.ks.size(); ++ki)
+        rows.push_back({tokens, block, rep.candidates, rep.setups[1][ki], rep.setups[0][ki]});
+    }
+  }
+
+  report::StudyResult r;
+  r.study = "context";
+  r.title = "Prism block retrieval versus context length (seed table 4)";
+  r.spec_section = "SPEC 1.6";
+  r.seed = ctx.seed();
+  r.config = config::to_yaml(in.document);
+  Table& t = r.add_table("contexts", "Retrieval per context, block size, scorer and k",
+                         {{"tokens", "tokens"},
+                          {"block_tokens", "tokens"},
+                          {"candidates", ""},
+                          {"scorer", ""},
+                          {"k", ""},
+                          {"k_effective", ""},
+                          {"trivial", ""},
+                          {"recall_full", ""},
+                          {"recall_full_ci", ""},
+                          {"recall_projected", ""},
+                          {"mass_recall", ""},
+                          {"needle_hit", ""},
+                          {"needle_hit_union", ""},
+                          {"fetched_fraction", ""},
+                          {"union_fetched_fraction", ""},
+                          {"metadata_bytes", "B"},
+                          {"traffic_reduction", "x"}});
+  for (const Row& row : rows)
+    for (const auto& [name, m] :
+         {std::pair{"prism", &row.prism}, std::pair{"signature_ideal", &row.ideal}})
+      t.add_row({row.tokens, row.block, static_cast<std::int64_t>(row.candidates),
+                 std::string(name), static_cast<std::int64_t>(m->k),
+                 static_cast<std::int64_t>(m->k_effective), row.candidates <= m->k, m->recall.mean,
+                 m->recall.ci95, m->recall_projected.mean, m->mass_recall.mean, m->needle_hit.mean,
+                 m->needle_hit_union.mean, m->fetched_fraction.mean, m->union_fetched_fraction.mean,
+                 m->metadata_bytes, m->traffic_reduction});
+  add_claims(r, spec, seed, rows);
+  for (std::int64_t k : spec.ks)
+    r.add_chart(
+        fmt::format("Prism Recall@{} vs context", k), "contexts",
+        support::line_chart(fmt::format("datum.scorer == 'prism' && datum.k == {}", k), "tokens",
+                            "context (tokens)", {"recall_full", "recall_projected"},
+                            fmt::format("Recall@{}", k), "truth", "block_tokens", true));
+  return r;
+}
+
+}  // namespace lightsim::studies

@@ -1,0 +1,125 @@
+"""The Prism retrieval studies (impairments, context, needle) run with --quick."""
+import json
+import unittest
+
+from clitest import CliTest, run
+
+
+def rows(result, table):
+    for t in result["tables"]:
+        if t["name"] == table:
+            cols = [c["name"] for c in t["columns"]]
+            return [dict(zip(cols, r)) for r in t["rows"]]
+    raise AssertionError(f"no table {table}")
+
+
+class RetrievalStudy(CliTest):
+    study = None
+    claims = ()
+
+    def run_quick(self):
+        out = self.tmp / "out"
+        r = run("study", "run", self.study, "--quick", "--out", out, "--quiet", timeout=300)
+        self.assertExit(r, 0)
+        return json.loads((out / f"{self.study}.json").read_text())
+
+    def check_claims(self, result):
+        ids = {c["id"] for c in result["claims"]}
+        for claim in self.claims:
+            self.assertIn(claim, ids)
+        for c in result["claims"]:
+            if c.get("ours") is not None and c["unit"] == "" and "recall" in c["id"]:
+                self.assertGreaterEqual(c["ours"], 0.0)
+                self.assertLessEqual(c["ours"], 1.0)
+
+
+class Impairments(RetrievalStudy):
+    study = "impairments"
+    claims = ("recall32_8bit", "recall32_4bit", "recall32_drift_low", "recall32_drift_high",
+              "crosstalk_relative_drop", "nep_drop", "splitter_drop")
+
+    def test_quick_run(self):
+        res = self.run_quick()
+        self.check_claims(res)
+        pts = rows(res, "points")
+        for p in pts:
+            for key in ("recall_projected", "recall_full", "mass_recall", "needle_hit"):
+                self.assertGreaterEqual(p[key], 0.0, p)
+                self.assertLessEqual(p[key], 1.0 + 1e-12, p)
+
+        def find(scenario, axis, value, k, comp="none"):
+            [p] = [p for p in pts if p["scenario"] == scenario and p["axis"] == axis
+                   and abs(p["value"] - value) < 1e-9 and p["k"] == k
+                   and p["compensation"] == comp]
+            return p
+
+        # Physics sanity: everything ideal but 8-bit weights recalls at least as well as the
+        # combined point (4-bit weights, 40 pm drift, crosstalk, noise), in both truths.
+        for k in (8, 32):
+            good, bad = find("alone", "bits", 8, k), find("combined", "nominal", 0, k)
+            self.assertGreaterEqual(good["recall_projected"], bad["recall_projected"])
+            self.assertGreaterEqual(good["recall_full"], bad["recall_full"])
+        # The ideal machine is its own projected truth.
+        self.assertEqual(find("ideal", "none", 0, 8)["recall_projected"], 1.0)
+        # Calibration replaces 10 pm of drift (within the tuner's reach) by the lock's
+        # sub-pm residual.
+        cal = find("alone", "drift", 10, 32, "calibration")
+        self.assertLess(cal["residual_pm"], 2.0)
+        self.assertGreater(cal["recall_projected"],
+                           find("alone", "drift", 10, 32)["recall_projected"])
+        self.assertTrue(res["charts"])
+
+    def test_bad_axis_value_is_an_input_error(self):
+        r = run("study", "run", "impairments", "--quick", "--out", self.tmp,
+                "--set", "axes.drift=[-5 pm]")
+        self.assertInputError(r, "axes.drift[0]", "out of range")
+
+
+class ContextStudy(RetrievalStudy):
+    study = "context"
+    claims = ("recall8_4k", "recall32_4k", "recall8_8k", "recall32_8k", "traffic_4k",
+              "traffic_8k", "traffic_128k")
+
+    def test_quick_run(self):
+        res = self.run_quick()
+        self.check_claims(res)
+        rows_ = rows(res, "contexts")
+        self.assertEqual({r["block_tokens"] for r in rows_}, {128, 256})
+        for r in rows_:
+            for key in ("recall_full", "recall_projected", "mass_recall", "needle_hit",
+                        "fetched_fraction"):
+                self.assertGreaterEqual(r[key], 0.0, r)
+                self.assertLessEqual(r[key], 1.0 + 1e-12, r)
+            if r["scorer"] == "prism":  # no summary traffic: never more than a full read
+                self.assertGreaterEqual(r["traffic_reduction"], 1.0 - 1e-9, r)
+                if not r["trivial"]:
+                    self.assertGreater(r["traffic_reduction"], 1.0, r)
+            # With no more candidates than k, every block is selected: recall is trivially 1.
+            if r["trivial"]:
+                self.assertEqual(r["recall_full"], 1.0, r)
+                self.assertEqual(r["recall_projected"], 1.0, r)
+        # A context the quick run does not compute is reported as not comparable.
+        [c] = [c for c in res["claims"] if c["id"] == "traffic_128k"]
+        self.assertEqual(c["verdict"], "not comparable")
+
+
+class NeedleStudy(RetrievalStudy):
+    study = "needle"
+    claims = ("needle_hit_union", "needle_hit_per_head")
+
+    def test_quick_run(self):
+        res = self.run_quick()
+        self.check_claims(res)
+        depth_rows = rows(res, "depths")
+        self.assertEqual({r["depth"] for r in depth_rows}, {0.1, 0.3, 0.5, 0.7, 0.9})
+        for r in depth_rows:
+            # The union of the heads' blocks finds at least what one head finds, and fetches
+            # at least as much.
+            self.assertGreaterEqual(r["needle_hit_union"], r["needle_hit"] - 1e-12, r)
+            self.assertGreaterEqual(r["union_fetched_fraction"], r["fetched_fraction"] - 1e-12)
+            self.assertLessEqual(r["union_fetched_fraction"], 1.0 + 1e-12)
+        self.assertEqual(len({r["kv_head"] for r in rows(res, "heads")}), 4)
+
+
+if __name__ == "__main__":
+    unittest.main()
