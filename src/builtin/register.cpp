@@ -8,6 +8,7 @@
 #include "lightsim/prefill/register.h"
 #include "lightsim/prism/register.h"
 #include "lightsim/studies/register.h"
+#include "lightsim/sweep/register.h"
 
 namespace lightsim {
 
@@ -19,6 +20,7 @@ void register_builtin(Registry& registry) {
   prism::register_all(registry);
   prefill::register_all(registry);
   studies::register_all(registry);
+  sweep::register_all(registry);
 }
 
 }  // namespace lightsim
