@@ -48,6 +48,7 @@ void add_decode_commands(CLI::App& app, const GlobalOptions& options, const Regi
 void add_prefill_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 void add_prism_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 void add_study_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
+void add_sweep_command(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 // A study's claims as a table: seed figure, ours, deviation, unit, verdict.
 void print_claims(const report::StudyResult& result);
 // Adds `thermal` and `calibrate` to the `prism` command group.

@@ -67,6 +67,7 @@ int run(int argc, char** argv) {
   add_decode_commands(app, options, registry);
   add_prism_commands(app, options, registry);
   add_study_commands(app, options, registry);
+  add_sweep_command(app, options, registry);
 
   try {
     app.parse(argc, argv);

@@ -9,6 +9,7 @@
 #include "lightsim/prefill/register.h"
 #include "lightsim/prism/register.h"
 #include "lightsim/studies/register.h"
+#include "lightsim/sweep/register.h"
 
 namespace lightsim {
 
@@ -21,6 +22,7 @@ void register_builtin(Registry& registry) {
   prefill::register_all(registry);
   decode::register_all(registry);
   studies::register_all(registry);
+  sweep::register_all(registry);
 }
 
 }  // namespace lightsim

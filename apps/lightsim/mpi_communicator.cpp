@@ -1,0 +1,85 @@
+// MPI_COMM_WORLD behind sweep::Communicator (apps/lightsim/mpi_communicator.h).
+#include "mpi_communicator.h"
+
+#include <cstdlib>
+
+#include "lightsim/core/error.h"
+
+#ifdef LIGHTSIM_HAVE_MPI
+#include <mpi.h>
+#endif
+
+namespace lightsim::cli {
+
+bool launched_by_mpi() {
+  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
+    if (std::getenv(var) != nullptr) return true;
+  return false;
+}
+
+#ifdef LIGHTSIM_HAVE_MPI
+namespace {
+
+void check(int code, const char* what) {
+  LIGHTSIM_CHECK_AS(IoError, code == MPI_SUCCESS, "MPI {} failed (error {})", what, code);
+}
+
+class MpiCommunicator final : public sweep::Communicator {
+ public:
+  MpiCommunicator() {
+    int provided = 0;
+    check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "init");
+    check(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "rank");
+    check(MPI_Comm_size(MPI_COMM_WORLD, &size_), "size");
+  }
+  ~MpiCommunicator() override { MPI_Finalize(); }
+  MpiCommunicator(const MpiCommunicator&) = delete;
+  MpiCommunicator& operator=(const MpiCommunicator&) = delete;
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+
+  std::string broadcast(const std::string& text) override {
+    unsigned long long n = text.size();
+    check(MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD), "broadcast");
+    std::string out = rank_ == 0 ? text : std::string(n, '\0');
+    check(MPI_Bcast(out.data(), static_cast<int>(n), MPI_CHAR, 0, MPI_COMM_WORLD), "broadcast");
+    return out;
+  }
+
+  std::vector<std::string> gather(const std::string& text) override {
+    int n = static_cast<int>(text.size());
+    std::vector<int> sizes(rank_ == 0 ? static_cast<std::size_t>(size_) : 0);
+    check(MPI_Gather(&n, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "gather");
+    std::vector<int> offsets(sizes.size(), 0);
+    std::size_t total = 0;
+    for (std::size_t r = 0; r < sizes.size(); ++r) {
+      offsets[r] = static_cast<int>(total);
+      total += static_cast<std::size_t>(sizes[r]);
+    }
+    std::string all(total, '\0');
+    check(MPI_Gatherv(text.data(), n, MPI_CHAR, all.data(), sizes.data(), offsets.data(), MPI_CHAR,
+                      0, MPI_COMM_WORLD),
+          "gather");
+    std::vector<std::string> parts;
+    for (std::size_t r = 0; r < sizes.size(); ++r)
+      parts.push_back(
+          all.substr(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(sizes[r])));
+    return parts;
+  }
+
+ private:
+  int rank_ = 0, size_ = 1;
+};
+
+}  // namespace
+#endif
+
+std::unique_ptr<sweep::Communicator> make_communicator() {
+#ifdef LIGHTSIM_HAVE_MPI
+  if (launched_by_mpi()) return std::make_unique<MpiCommunicator>();
+#endif
+  return std::make_unique<sweep::SingleProcess>();
+}
+
+}  // namespace lightsim::cli

@@ -1,0 +1,58 @@
+// The result store of a sweep: a JSON-lines file, <out>/<name>.jsonl.
+//
+//   line 1      header: {"lightsim_sweep": 1, "name", "spec_hash", "seed", "points", ...}
+//   each other  one finished point: {"index", "id", "values", "result"}
+//
+// Every append is one write() of whole lines followed by fsync, so after a kill the file
+// holds every point whose append returned, plus at most one torn last line (no trailing
+// newline), which open() with resume detects, reports and cuts off. A complete line that is
+// not JSON, a duplicated index or an index outside [0, points) is corruption: DataFormatError.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "lightsim/core/json_fwd.h"
+
+namespace lightsim::sweep {
+
+class ResultStore {
+ public:
+  // Opens `path`. Without `resume` the file must not exist (InputError naming it and
+  // suggesting --resume); it is created holding `header`. With `resume` an existing file is
+  // read: its header's "spec_hash", "seed" and "points" must equal `header`'s (else
+  // ConfigError saying which differs); a missing file is created as without resume.
+  ResultStore(std::filesystem::path path, const Json& header, bool resume);
+  ~ResultStore();
+  ResultStore(const ResultStore&) = delete;
+  ResultStore& operator=(const ResultStore&) = delete;
+
+  const std::filesystem::path& path() const { return path_; }
+  // Indices of the finished points, ascending.
+  std::vector<std::size_t> done() const;
+  std::size_t size() const { return lines_.size(); }
+  // Bytes of a torn last line dropped when opening (0 if none).
+  std::size_t dropped_bytes() const { return dropped_bytes_; }
+
+  // Appends finished points: (index, one-line JSON without newline). One write + fsync.
+  void append(const std::vector<std::pair<std::size_t, std::string>>& records);
+  // Rewrites the file (atomically) with the points in index order, if they are not already.
+  void sort();
+
+ private:
+  std::filesystem::path path_;
+  std::string header_line_;
+  std::vector<std::pair<std::size_t, std::string>> lines_;  // as in the file
+  std::vector<bool> have_;
+  std::size_t dropped_bytes_ = 0;
+  int fd_ = -1;
+};
+
+// The record line of one point (compact JSON, no newline). Throws NumericError naming the
+// JSON pointer of a NaN or Inf in `result`.
+std::string record_line(std::size_t index, const std::string& id, const Json& values,
+                        const Json& result);
+
+}  // namespace lightsim::sweep

@@ -1,0 +1,169 @@
+// The JSON-lines result store (include/lightsim/sweep/store.h).
+#include "lightsim/sweep/store.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "lightsim/core/atomic_file.h"
+#include "lightsim/core/error.h"
+#include "lightsim/core/json.h"
+
+namespace lightsim::sweep {
+namespace {
+
+std::string read_all(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  LIGHTSIM_CHECK_AS(IoError, in.good(), "cannot read sweep store '{}': {}", path.string(),
+                    std::strerror(errno));
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void check_finite(const Json& j, const std::string& pointer) {
+  if (j.is_number_float()) {
+    LIGHTSIM_CHECK_AS(NumericError, std::isfinite(j.get<double>()),
+                      "sweep result: {} is {} (not a finite number)", pointer, j.get<double>());
+  } else if (j.is_object()) {
+    for (const auto& [k, v] : j.items()) check_finite(v, pointer + "/" + k);
+  } else if (j.is_array()) {
+    for (std::size_t i = 0; i < j.size(); ++i) check_finite(j[i], fmt::format("{}/{}", pointer, i));
+  }
+}
+
+void write_fully(int fd, std::string_view bytes, const std::filesystem::path& path) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    LIGHTSIM_CHECK_AS(IoError, n > 0, "cannot append to sweep store '{}': {}", path.string(),
+                      std::strerror(errno));
+    bytes.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+}  // namespace
+
+std::string record_line(std::size_t index, const std::string& id, const Json& values,
+                        const Json& result) {
+  check_finite(result, "/result");
+  check_finite(values, "/values");
+  Json j = Json::object();
+  j["index"] = index;
+  j["id"] = id;
+  j["values"] = values;
+  j["result"] = result;
+  return j.dump();
+}
+
+ResultStore::ResultStore(std::filesystem::path path, const Json& header, bool resume)
+    : path_(std::move(path)), header_line_(header.dump()) {
+  const auto points = header.at("points").get<std::size_t>();
+  have_.assign(points, false);
+  const bool exists = std::filesystem::exists(path_);
+  LIGHTSIM_CHECK_AS(InputError, resume || !exists,
+                    "sweep store '{}' already exists: run with --resume to continue it, or "
+                    "delete it to start over",
+                    path_.string());
+  std::string text = exists ? read_all(path_) : std::string();
+  const auto first_newline = text.find('\n');
+  if (first_newline == std::string::npos) {  // new, empty, or a header that never completed
+    write_file_atomic(path_, header_line_ + "\n");
+  } else {
+    const std::string where = path_.string();
+    Json old;
+    try {
+      old = Json::parse(text.substr(0, first_newline));
+    } catch (const std::exception& e) {
+      LIGHTSIM_THROW(DataFormatError, "{}:1: not a sweep store header: {}", where, e.what());
+    }
+    for (const char* key : {"spec_hash", "seed", "points"})
+      LIGHTSIM_CHECK_AS(ConfigError, old.contains(key) && old[key] == header.at(key),
+                        "{}: cannot resume: the store's {} is {}, this run's is {} (the sweep "
+                        "spec, its base config, --set or --seed changed); delete the store or "
+                        "give the sweep another name",
+                        where, key, old.contains(key) ? old[key].dump() : "missing",
+                        header.at(key).dump());
+    header_line_ = text.substr(0, first_newline);
+    const auto last_newline = text.rfind('\n');
+    if (last_newline + 1 != text.size()) {  // torn last line: cut it off
+      dropped_bytes_ = text.size() - last_newline - 1;
+      text.resize(last_newline + 1);
+      std::filesystem::resize_file(path_, text.size());
+    }
+    std::size_t pos = first_newline + 1;
+    for (std::size_t line_no = 2; pos < text.size(); ++line_no) {
+      const auto end = text.find('\n', pos);
+      std::string line = text.substr(pos, end - pos);
+      pos = end + 1;
+      std::size_t index = 0;
+      try {
+        index = Json::parse(line).at("index").get<std::size_t>();
+      } catch (const std::exception& e) {
+        LIGHTSIM_THROW(DataFormatError, "{}:{}: not a sweep record: {}", where, line_no, e.what());
+      }
+      LIGHTSIM_CHECK_AS(DataFormatError, index < points, "{}:{}: point index {} >= {} points",
+                        where, line_no, index, points);
+      LIGHTSIM_CHECK_AS(DataFormatError, !have_[index], "{}:{}: point {} stored twice", where,
+                        line_no, index);
+      have_[index] = true;
+      lines_.emplace_back(index, std::move(line));
+    }
+  }
+  fd_ = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  LIGHTSIM_CHECK_AS(IoError, fd_ >= 0, "cannot open sweep store '{}': {}", path_.string(),
+                    std::strerror(errno));
+  LIGHTSIM_CHECK_AS(IoError, ::fsync(fd_) == 0, "cannot sync sweep store '{}': {}", path_.string(),
+                    std::strerror(errno));
+}
+
+ResultStore::~ResultStore() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::vector<std::size_t> ResultStore::done() const {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < have_.size(); ++i)
+    if (have_[i]) out.push_back(i);
+  return out;
+}
+
+void ResultStore::append(const std::vector<std::pair<std::size_t, std::string>>& records) {
+  if (records.empty()) return;
+  std::string bytes;
+  for (const auto& [index, line] : records) {
+    LIGHTSIM_CHECK(index < have_.size() && !have_[index], "point {} appended twice", index);
+    LIGHTSIM_CHECK(line.find('\n') == std::string::npos, "record of point {} spans lines", index);
+    bytes += line;
+    bytes += '\n';
+  }
+  write_fully(fd_, bytes, path_);
+  LIGHTSIM_CHECK_AS(IoError, ::fsync(fd_) == 0, "cannot sync sweep store '{}': {}", path_.string(),
+                    std::strerror(errno));
+  for (const auto& record : records) {
+    have_[record.first] = true;
+    lines_.push_back(record);
+  }
+}
+
+void ResultStore::sort() {
+  const auto by_index = [](const auto& a, const auto& b) { return a.first < b.first; };
+  if (std::is_sorted(lines_.begin(), lines_.end(), by_index)) return;
+  std::sort(lines_.begin(), lines_.end(), by_index);
+  std::string text = header_line_ + "\n";
+  for (const auto& [index, line] : lines_) text += line + "\n";
+  ::close(fd_);
+  fd_ = -1;
+  write_file_atomic(path_, text);
+  fd_ = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  LIGHTSIM_CHECK_AS(IoError, fd_ >= 0, "cannot open sweep store '{}': {}", path_.string(),
+                    std::strerror(errno));
+}
+
+}  // namespace lightsim::sweep

@@ -1,0 +1,196 @@
+"""CLI tests of `lightsim sweep` (docs/sweeps.md): kill and resume, 2-rank MPI, key checks."""
+import json
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+import unittest
+from pathlib import Path
+
+from clitest import BIN, CliTest, run
+
+# 200 points of the prefill plan search (10 prompt lengths x 20 batch sizes at 72 GPUs):
+# about 30 ms of CPU each, so a run lasts seconds and can be killed half way.
+GRID_200 = """schema_version: 1
+kind: sweep
+name: grid200
+target: prefill_plan
+config: seed_8k
+gpus: 72
+batch: 4
+grid:
+  - key: sequence_length
+    values: [1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288]
+  - key: requests
+    values: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768,
+             65536, 131072, 262144, 524288]
+"""
+
+PRISM = """schema_version: 1
+kind: sweep
+name: prism
+target: prism_cost
+config: seed
+grid:
+  - key: {key}
+    values: [{values}]
+"""
+
+
+def lines(path):
+    return Path(path).read_text().splitlines()
+
+
+def start(*args):
+    return subprocess.Popen([BIN, *map(str, args)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+
+
+def wait_for_lines(path, count, proc, timeout=120):
+    """Polls the store until it has `count` lines; fails if the process ends first."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists() and len(path.read_bytes().splitlines()) >= count:
+            return
+        if proc.poll() is not None:
+            raise AssertionError(f"sweep ended (exit {proc.returncode}) before {count} lines")
+        time.sleep(0.01)
+    raise AssertionError(f"no {count} lines in {path} after {timeout} s")
+
+
+class SweepReference(unittest.TestCase):
+    """One uninterrupted 1-process run of the 200-point grid, shared by the tests below."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls._dir = tempfile.TemporaryDirectory(prefix="lightsim-sweep-ref-")
+        cls.ref_dir = Path(cls._dir.name)
+        cls.spec = cls.ref_dir / "grid200.yaml"
+        cls.spec.write_text(GRID_200)
+        r = run("sweep", cls.spec, "--out", cls.ref_dir / "out", "--threads", "2", "-q",
+                timeout=300)
+        assert r.code == 0, repr(r)
+        cls.reference = lines(cls.ref_dir / "out" / "grid200.jsonl")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls._dir.cleanup()
+
+    def test_reference_has_200_points_in_index_order(self):
+        header = json.loads(self.reference[0])
+        self.assertEqual(header["points"], 200)
+        records = [json.loads(x) for x in self.reference[1:]]
+        self.assertEqual([r["index"] for r in records], list(range(200)))
+        self.assertEqual(len({r["id"] for r in records}), 200)
+        first = records[0]
+        self.assertEqual(first["values"], {"sequence_length": 1024, "requests": 1})
+        self.assertEqual(first["result"]["gpus"], 72)
+        self.assertTrue(first["result"]["best"]["feasible"])
+        # More work takes longer: the largest batch of the longest prompts outlasts one short one.
+        self.assertGreater(records[-1]["result"]["best"]["latency_s"],
+                           first["result"]["best"]["latency_s"])
+
+    def test_killed_sweep_resumes_to_the_uninterrupted_result(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp)
+            store = out / "grid200.jsonl"
+            proc = start("sweep", self.spec, "--out", out, "--threads", "2", "-q")
+            try:
+                wait_for_lines(store, 101, proc)  # header + about half of the points
+                proc.send_signal(signal.SIGKILL)
+            finally:
+                proc.communicate(timeout=60)
+            self.assertEqual(proc.returncode, -signal.SIGKILL)
+            kept = lines(store)
+            self.assertGreater(len(kept), 100)
+            self.assertLess(len(kept), 201, "the sweep finished before it was killed")
+            # A kill in the middle of a write leaves a torn last line: simulate one.
+            with open(store, "a") as f:
+                f.write('{"index": 7, "id": "to')
+            r = run("sweep", self.spec, "--out", out, "--threads", "2", "--resume", "--json",
+                    timeout=300)
+            self.assertEqual(r.code, 0, repr(r))
+            summary = r.json()
+            self.assertEqual(summary["already_done"], len(kept) - 1)
+            self.assertEqual(summary["ran"], 200 - (len(kept) - 1))
+            self.assertEqual(summary["dropped_bytes"], len('{"index": 7, "id": "to'))
+            resumed = lines(store)
+            self.assertEqual(len({json.loads(x)["index"] for x in resumed[1:]}), 200)
+            self.assertEqual(resumed, self.reference)
+
+    def test_sigterm_stops_between_points_and_says_how_to_resume(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp)
+            store = out / "grid200.jsonl"
+            proc = start("sweep", self.spec, "--out", out, "--threads", "2", "-q")
+            try:
+                wait_for_lines(store, 21, proc)
+                proc.send_signal(signal.SIGTERM)
+                _, err = proc.communicate(timeout=120)
+            finally:
+                if proc.poll() is None:
+                    proc.kill()
+            self.assertEqual(proc.returncode, 130, err)
+            self.assertIn("--resume", err)
+            kept = lines(store)
+            self.assertLess(len(kept), 201)
+            self.assertTrue(set(kept) <= set(self.reference), "a stored point differs")
+
+    def test_two_mpi_ranks_equal_one_process(self):
+        mpirun = shutil.which("mpirun")
+        if mpirun is None:
+            self.skipTest("mpirun not installed (scripts/packages.txt: openmpi-bin)")
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp)
+            proc = subprocess.run(
+                [mpirun, "--allow-run-as-root", "--oversubscribe", "-n", "2", BIN, "sweep",
+                 self.spec, "--out", out, "--threads", "1", "--json"],
+                capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            self.assertEqual(json.loads(proc.stdout)["ranks"], 2, proc.stdout)
+            self.assertEqual(lines(out / "grid200.jsonl"), self.reference)
+
+
+class SweepInput(CliTest):
+    def test_wrong_key_is_rejected_before_any_point_runs(self):
+        spec = self.write("s.yaml", PRISM.format(key="programming.wieght_bits", values="4, 5"))
+        r = run("sweep", spec, "--out", self.tmp / "out")
+        self.assertInputError(r, "'programming.wieght_bits'",
+                              "did you mean 'programming.weight_bits'")
+        self.assertFalse((self.tmp / "out" / "prism.jsonl").exists())
+
+    def test_bad_value_is_rejected_before_any_point_runs(self):
+        spec = self.write("s.yaml", PRISM.format(key="programming.weight_bits", values="4, 99"))
+        r = run("sweep", spec, "--out", self.tmp / "out")
+        self.assertInputError(r, "point 1 (programming.weight_bits=99)", "weight_bits")
+        self.assertFalse((self.tmp / "out" / "prism.jsonl").exists())
+
+    def test_existing_store_needs_resume_and_a_changed_spec_is_refused(self):
+        spec = self.write("s.yaml", PRISM.format(key="device.bank.rows", values="64, 128"))
+        self.assertExit(run("sweep", spec, "--out", self.tmp, "-q"), 0)
+        r = run("sweep", spec, "--out", self.tmp, "-q")
+        self.assertInputError(r, "prism.jsonl", "already exists", "--resume")
+        r = run("sweep", spec, "--out", self.tmp, "-q", "--resume", "--json")
+        self.assertExit(r, 0)
+        self.assertEqual((r.json()["already_done"], r.json()["ran"]), (2, 0))
+        changed = self.write("s.yaml", PRISM.format(key="device.bank.rows", values="64, 256"))
+        r = run("sweep", changed, "--out", self.tmp, "-q", "--resume")
+        self.assertInputError(r, "cannot resume", "spec_hash")
+        r = run("sweep", spec, "--out", self.tmp, "-q", "--resume", "--seed", "9")
+        self.assertInputError(r, "cannot resume", "seed")
+
+    def test_shipped_sweeps_run(self):
+        for spec in sorted((Path(__file__).resolve().parents[2] / "configs" / "sweeps")
+                           .glob("*.yaml")):
+            with self.subTest(spec=spec.name):
+                text = spec.read_text()
+                if "target: prism_cost" not in text:
+                    continue  # the others are covered by the tests above or take longer
+                r = run("sweep", spec, "--out", self.tmp / spec.stem, "-q", "--json")
+                self.assertExit(r, 0)
+                self.assertGreater(r.json()["points"], 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
