@@ -1,6 +1,6 @@
 // The CLI's registry: the job kinds of the CLI itself plus everything the modules offer.
-#include "cli.h"
 #include "lightsim/builtin/register.h"
+#include "cli.h"
 #include "reproduce.h"
 
 namespace lightsim::cli {
