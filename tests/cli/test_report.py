@@ -68,6 +68,7 @@ class Report(CliTest):
         self.assertEqual(r.out.strip().splitlines()[-1], f"lightsim reproduce: report {report}")
         html = report.read_text()
         for study in json.loads((out / "run.json").read_text())["studies"]:
+            self.assertTrue((out / f"{study}.json").exists(), study)
             self.assertIn(study, html)
         self.assertIn("Produced by <code>lightsim reproduce</code>", html)
 
