@@ -26,6 +26,18 @@ std::string Registry::check_file(const std::filesystem::path& file,
     LIGHTSIM_THROW(ConfigError, "{}: kind: unknown config kind '{}'{}", kind->location().str(),
                    kind->scalar(), config::suggest(kind->scalar(), spec_kinds(), "known kinds"));
   }
+  if (const config::Node* sizes = doc.find("sizes"); sizes != nullptr && sizes->is_map()) {
+    // A study config (studies/study.h): the document as written and with each size overlay.
+    config::Node base = doc;
+    base.erase("sizes");
+    it->second.check(base, o);
+    for (const auto& [size, overlay] : sizes->entries()) {
+      config::Node merged = base;
+      if (overlay.is_map()) config::merge_into(merged, overlay);
+      it->second.check(merged, o);
+    }
+    return it->first;
+  }
   it->second.check(doc, o);
   return it->first;
 }

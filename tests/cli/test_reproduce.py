@@ -5,10 +5,14 @@ import unittest
 from clitest import CliTest, run
 
 
+# Every registered study at its quick size (the default size is the minutes-long demo).
+QUICK = "schema_version: 1\nkind: reproduce\nsize: quick\n"
+
+
 class Reproduce(CliTest):
     def test_writes_run_manifest_and_prints_where(self):
         out = self.tmp / "out"
-        r = run("reproduce", "--out", out, "--quiet")
+        r = run("reproduce", self.write("quick.yaml", QUICK), "--out", out, "--quiet")
         self.assertExit(r, 0)
         self.assertIn(str(out), r.out.strip().splitlines()[-1])
         manifest = json.loads((out / "run.json").read_text())
@@ -20,8 +24,8 @@ class Reproduce(CliTest):
         texts = []
         for threads in (1, 2):
             out = self.tmp / f"out{threads}"
-            self.assertExit(run("reproduce", "--out", out, "--threads", threads, "--seed", 7,
-                                "-q"), 0)
+            self.assertExit(run("reproduce", self.write("quick.yaml", QUICK), "--out", out,
+                                "--threads", threads, "--seed", 7, "-q"), 0)
             texts.append((out / "run.json").read_text())
         self.assertEqual(texts[0], texts[1])
         self.assertEqual(json.loads(texts[0])["seed"], 7)
