@@ -38,7 +38,12 @@ void PathSpec::describe(config::Schema<PathSpec>& s) {
 }
 
 void DetectorSpec::describe(config::Schema<DetectorSpec>& s) {
-  s.help("Photodiodes of the balanced pair.");
+  s.help("Photodiodes of the balanced pair (or the drop-port photodiode alone).");
+  s.enumeration(
+      "mode", &DetectorSpec::mode,
+      {{"balanced", DetectionMode::balanced}, {"single_ended", DetectionMode::single_ended}},
+      "balanced: I_thru - I_drop (weights T - D); single_ended: the drop port only, "
+      "the signed score recovered digitally as sum x - 2 sum D x");
   s.field("responsivity", &DetectorSpec::responsivity, "photocurrent per optical watt").positive();
   s.field("dark_current", &DetectorSpec::dark_current, "dark current per photodiode").min("0 A");
   s.field("nep", &DetectorSpec::nep, "noise-equivalent power per photodiode").min("0 W/rtHz");

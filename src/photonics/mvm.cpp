@@ -112,7 +112,9 @@ MvmKernel::MvmKernel(const DeviceSpec& device, const ImpairmentSpec& impairments
   scale_ = r_pch_ * (1.0 - eps_);
   const double b = detection_.bandwidth();
   const NoiseTerms base = detection_.variances(0.0, 0.0, 0.0);  // dark shot, thermal, TIA, NEP
-  const_var_ = base.shot + base.thermal + base.tia + base.nep;
+  single_ended_ = device.detector.mode == DetectionMode::single_ended;
+  // One photodiode instead of two: half the dark-current shot noise and half the NEP variance.
+  const_var_ = base.thermal + base.tia + (single_ended_ ? 0.5 : 1.0) * (base.shot + base.nep);
   shot_coef_ = noise_spec_.shot ? 2.0 * kElementaryCharge * b : 0.0;
   rin_coef_ = noise_spec_.rin ? detection_.variances(0.0, 0.0, 1.0).rin : 0.0;
   drift_rho_ = imp_.correlation_rings > 0 ? std::exp(-1.0 / imp_.correlation_rings) : 0.0;
@@ -236,11 +238,12 @@ void MvmKernel::compute_static() {
         drop = p.drop;
       }
       const std::size_t t = blocked(r, j);
-      wt_[t] = static_cast<float>(thru - drop);
+      if (single_ended_) thru = 0.0;  // the through port is not detected
+      wt_[t] = static_cast<float>(single_ended_ ? drop : thru - drop);
       st_[t] = static_cast<float>(thru + drop);
       own_t_[t] = static_cast<float>(ring.weight(ring.wavelength(), detuning_[row + j]));
       det_t_[t] = static_cast<float>(detuning_[row + j]);
-      bias += thru - drop;
+      bias += single_ended_ ? drop : thru - drop;
       bias_s += thru + drop;
     }
     bias_[static_cast<std::size_t>(r)] = static_cast<float>(r_pch_ * eps_ * bias);
@@ -259,9 +262,11 @@ void MvmKernel::prepare(std::span<const float> x) {
   LIGHTSIM_CHECK(x.size() == static_cast<std::size_t>(d_), "MvmKernel: {} inputs for {} channels",
                  x.size(), d_);
   // Per-line power factors u_j = eps + (1 - eps) x_j for shot and RIN.
+  x_sum_ = 0.0f;
   for (int j = 0; j < d_; ++j) {
     u_[j] = static_cast<float>(eps_ + (1.0 - eps_) * x[j]);
     u2_[j] = u_[j] * u_[j];
+    x_sum_ += x[j];
   }
 }
 
@@ -281,6 +286,10 @@ void MvmKernel::score(std::span<const float> x, std::span<float> scores, RandomS
 
 void MvmKernel::score_with_drift(std::span<const float> x, std::span<float> scores,
                                  RandomStream& noise, std::span<float> currents) {
+  // The per-query own-weight corrections are of the balanced weight T - D.
+  LIGHTSIM_CHECK_AS(InputError, !single_ended_,
+                    "per-query drift (score_with_drift) is modelled for balanced detection only "
+                    "(detector.mode: balanced)");
   prepare(x);
   const kernels::KernelSet& k = *kernels_;
   const std::size_t block = static_cast<std::size_t>(kBlock) * d_;
@@ -340,6 +349,7 @@ void MvmKernel::finish(std::span<float> scores, std::span<float> currents, Rando
     std::copy(acc_.begin(), acc_.begin() + rows_, scores.begin());
     if (!currents.empty())
       for (int r = 0; r < rows_; ++r) currents[r] = scale * acc_[r] + bias_[r];
+    single_ended_reference(scores);
     return;
   }
   noise.fill_normal(std::span<float>(z_));
@@ -350,6 +360,13 @@ void MvmKernel::finish(std::span<float> scores, std::span<float> currents, Rando
                         noise_spec_.adc ? static_cast<float>(detection_.adc_lsb_current()) : 0.0f,
                         static_cast<float>(0.5 * detection_.adc_full_scale_current()), out_currents,
                         scores.data(), rows_);
+  single_ended_reference(scores);
+}
+
+void MvmKernel::single_ended_reference(std::span<float> scores) const {
+  // score = sum_j x_j - 2 sum_j D_j x_j: T - D = 1 - 2 D for a lossless ring.
+  if (!single_ended_) return;
+  for (float& s : scores) s = x_sum_ - 2.0f * s;
 }
 
 }  // namespace lightsim::photonics

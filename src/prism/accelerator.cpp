@@ -39,6 +39,11 @@ void SelectionSpec::describe(config::Schema<SelectionSpec>& s) {
           "0 = none; else the top k' > k by the optical score are re-scored digitally with "
           "exact signatures and the best k kept")
       .range(0, 1 << 20);
+  s.field("votes", &SelectionSpec::votes,
+          "Monte-Carlo votes per query: the query is scored this many times with fresh "
+          "detector noise and blocks are ranked by how often they reach the top k "
+          "(1 = a single evaluation; each vote costs one more query pass)")
+      .range(1, 4096);
   s.field("comparator_delay", &SelectionSpec::comparator_delay,
           "delay of one compare-and-swap stage of the top-k merge tree")
       .positive();

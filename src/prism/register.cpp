@@ -5,6 +5,7 @@
 #include "lightsim/prism/accelerator.h"
 #include "lightsim/prism/calibration.h"
 #include "lightsim/prism/cost.h"
+#include "lightsim/prism/qat.h"
 #include "lightsim/prism/scorer.h"
 #include "lightsim/prism/thermal.h"
 
@@ -23,6 +24,10 @@ void register_all(Registry& registry) {
   registry.add_spec<ThermalSpec>();
   registry.add_spec<CalibrationSpec>();
   registry.add_spec<ThermalSeedReference>();
+  // "qat": 4-bit weights, 8-bit queries, no score noise (QatOptions defaults; qat.h).
+  register_qat_projection(registry.family<kv::ProjectionFitter>(
+                              kv::kProjectionFamily, "d-dimensional block signature projections"),
+                          QatOptions{});
 }
 
 }  // namespace lightsim::prism

@@ -14,6 +14,7 @@
 #include "lightsim/kv/projection.h"
 #include "lightsim/photonics/mvm.h"
 #include "lightsim/prism/programming.h"
+#include "lightsim/prism/voting.h"
 
 namespace lightsim::prism {
 namespace {
@@ -63,9 +64,31 @@ class PrismScorer final : public kv::Scorer {
     pq_.resize(d);
     x_.resize(d);
     exact_.resize(nb);
+    if (acc_.selection.votes > 1) {
+      voter_.emplace(nb, layout.candidates(), static_cast<std::size_t>(acc_.selection.top_k));
+      vote_.resize(nb);
+    }
   }
 
+  // A single evaluation is vote 0; with selection.votes = M > 1, M votes with noise streams
+  // (seed, {PRSM, head, step}) for vote 0 and (seed, {PRSM, head, step, v}) for vote v, ranked
+  // by the VoteCounter (out = rank scores, voting.h).
   void score(std::size_t step, std::span<float> out) const override {
+    if (!voter_) {
+      evaluate(step, 0, out);
+      return;
+    }
+    voter_->reset();
+    for (int v = 0; v < acc_.selection.votes; ++v) {
+      evaluate(step, static_cast<std::uint64_t>(v), vote_);
+      voter_->add(vote_);
+    }
+    voter_->rank_scores(out);
+  }
+
+  // One noisy evaluation of decode step `step`, vote `vote`: raw optical scores (offset
+  // removed, optional exact re-rank).
+  void evaluate(std::size_t step, std::uint64_t vote, std::span<float> out) const {
     const std::size_t dh = head_->head_dim, d = pq_.size();
     float* __restrict q = q_.data();
     std::fill(q, q + dh, 0.0f);
@@ -81,7 +104,9 @@ class PrismScorer final : public kv::Scorer {
     for (std::size_t j = 0; j < dh; ++j)
       for (std::size_t i = 0; i < d; ++i) pq[i] += pt[j * d + i] * q[j];
     encode_query(pq_, acc_.electronics.query_bits, x_);
-    RandomStream noise(seed_, {0x5052534dull /* "PRSM" */, head_id_, step});
+    RandomStream noise = vote == 0
+                             ? RandomStream(seed_, {0x5052534dull /* "PRSM" */, head_id_, step})
+                             : RandomStream(seed_, {0x5052534dull, head_id_, step, vote});
     kernel_->score(x_, out, noise);
     const float* __restrict offset = half_row_sum_.data();
     float* __restrict o = out.data();
@@ -138,6 +163,8 @@ class PrismScorer final : public kv::Scorer {
   mutable std::optional<photonics::MvmKernel> kernel_;
   mutable std::vector<float> q_, pq_, x_, exact_;
   mutable std::vector<std::size_t> order_;
+  mutable std::optional<VoteCounter> voter_;  // when selection.votes > 1
+  mutable std::vector<float> vote_;           // one vote's scores
 };
 
 }  // namespace

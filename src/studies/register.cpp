@@ -1,6 +1,7 @@
 // Spec kinds and studies of the studies module, registered explicitly.
 #include "lightsim/studies/register.h"
 
+#include "lightsim/studies/compensation.h"
 #include "lightsim/studies/context.h"
 #include "lightsim/studies/decode.h"
 #include "lightsim/studies/impairments.h"
@@ -29,6 +30,14 @@ void register_all(Registry& registry) {
   registry.add_spec<NeedleSeedReference>();
   studies.add("needle", "Prism needle hit rate per head and union, 4-bit + 30 pm (seed 4.1)",
               run_needle_study);
+  registry.add_spec<CompensationSeedReference>();
+  registry.add_spec<QatStudySpec>();
+  registry.add_spec<EnhancementStudySpec>();
+  studies.add("enhancement", "Monte-Carlo voting and QAT at 4-bit weights (SPEC 1.5)",
+              run_enhancement_study);
+  registry.add_spec<BalancedStudySpec>();
+  studies.add("balanced", "balanced vs single-ended detection at equal optical power (SPEC 1.3)",
+              run_balanced_study);
   registry.add_spec<DecodeStudySpec>();
   studies.add("decode", "decode end to end: full attention vs Prism (SPEC 1.7)", run_decode_study);
 }

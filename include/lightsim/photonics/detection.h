@@ -41,8 +41,18 @@ struct PathSpec {
   static void describe(config::Schema<PathSpec>& s);
 };
 
+// balanced: through- and drop-port photodiodes in series, the TIA sees I_thru - I_drop, so a
+// ring's weight is T - D in [-1, 1] (Tait et al., "Neuromorphic photonic networks using
+// silicon photonic weight banks", Sci. Rep. 7, 7430 (2017)). single_ended: the drop-port
+// photodiode alone, so a ring contributes D in [0, 1]; the rings keep the balanced programming
+// and the controller recovers the signed score digitally as sum_j x_j - 2 sum_j D_j x_j (exact
+// for a lossless ring, T + D = 1), which doubles the weight of every detector noise term and
+// drops the through-port light. docs/photonics.md, "Single-ended detection".
+enum class DetectionMode { balanced, single_ended };
+
 struct DetectorSpec {
   static constexpr std::string_view kind = "detector";
+  DetectionMode mode = DetectionMode::balanced;
   Responsivity responsivity = Responsivity::si(1.0);
   Current dark_current = Current::si(10e-9);
   PowerNoiseDensity nep = PowerNoiseDensity::si(1e-12);  // W/sqrt(Hz)

@@ -73,6 +73,8 @@ class MvmKernel {
 
   // Scores one query. x: d inputs in [0, 1]; scores: N values in weight units (sum_j w x_j
   // when nothing is impaired); currents (optional): N balanced currents in A (TIA input).
+  // Single-ended detection: currents are the drop-port currents and the scores the digitally
+  // recovered sum_j x_j - 2 sum_j D_eff x_j.
   void score(std::span<const float> x, std::span<float> scores, RandomStream& noise,
              std::span<float> currents = {});
   // Same, with each ring's local drift redrawn for this query (global part kept): a field
@@ -106,6 +108,8 @@ class MvmKernel {
     return (static_cast<std::size_t>(r / kBlockRows) * d_ + j) * kBlockRows + r % kBlockRows;
   }
   void finish(std::span<float> scores, std::span<float> currents, RandomStream& noise);
+  // Single-ended detection: drop-port scores -> signed scores (no-op when balanced).
+  void single_ended_reference(std::span<float> scores) const;
 
   ImpairmentSpec imp_;
   WeightProgrammer programmer_;
@@ -148,7 +152,9 @@ class MvmKernel {
   double scale_ = 0;  // R P_ch (1 - eps): A per unit score
   double eps_ = 0, r_pch_ = 0;
   double rin_coef_ = 0, shot_coef_ = 0, const_var_ = 0;
-  double drift_rho_ = 0;  // AR(1) coefficient of the local drift along a row
+  double drift_rho_ = 0;       // AR(1) coefficient of the local drift along a row
+  bool single_ended_ = false;  // drop-port detection (DetectorSpec::mode)
+  float x_sum_ = 0;            // sum_j x_j of the current query (single-ended reference)
 };
 
 }  // namespace lightsim::photonics

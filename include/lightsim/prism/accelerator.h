@@ -39,6 +39,7 @@ struct SelectionSpec {
   static constexpr std::string_view kind = "selection";
   int top_k = 32;
   int rerank_k = 0;  // 0 = no re-rank; else the top k' (> k) are re-scored digitally, exactly
+  int votes = 1;     // Monte-Carlo votes per query (voting.h); 1 = a single evaluation
   Time comparator_delay = Time::si(40e-12);              // one compare-and-swap stage
   Energy comparator_energy = Energy::si(50e-15);         // one compare-and-swap
   Energy mac_energy = Energy::si(1e-12);                 // one multiply-accumulate of the re-rank

@@ -9,6 +9,9 @@
 // removed, then the optional exact re-rank of the top k' (selection.rerank_k): the k' blocks
 // with the highest optical score get the exact signature score, shifted above every other
 // block, so the top k of the output are the best k of the k' by exact score.
+// Monte-Carlo voting (selection.votes = M > 1, voting.h): the query is evaluated M times on
+// the same bank state, vote v with its own noise stream (vote 0 is the single evaluation), and
+// the output holds rank scores of the voted order (confidence, mean score, lower index).
 // Time multiplexing and fan-out do not change the values (the same rings see the same
 // weights pass by pass), so the kernel holds all logical rows at once.
 #pragma once
