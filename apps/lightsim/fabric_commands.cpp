@@ -1,6 +1,8 @@
 // `lightsim fabric show NAME` and `lightsim fabric collective --fabric NAME --op OP --gpus N
 // --bytes SIZE [--algorithm A] [--sweep]` (docs/fabric.md).
+#include <cmath>
 #include <iostream>
+#include <vector>
 
 #include "cli.h"
 #include "lightsim/core/json.h"
@@ -16,12 +18,33 @@ struct CollectiveOptions {
   bool sweep = false;
 };
 
+// A message size in bytes: finite and positive, else a UsageError naming the option.
 double parse_bytes(const std::string& text, const char* option) {
+  double bytes = 0;
   try {
-    return parse<dims::data>(text).si();
+    bytes = parse<dims::data>(text).si();
   } catch (const UnitError& e) {
     LIGHTSIM_THROW(UsageError, "{}: {}", option, e.what());
   }
+  if (!(bytes > 0) || !std::isfinite(bytes))
+    LIGHTSIM_THROW(UsageError, "{}: the message size must be positive and finite (got '{}')",
+                   option, text);
+  return bytes;
+}
+
+// The sweep's sizes: lo, 2 lo, 4 lo, ... <= hi; at most kMaxSweepPoints of them.
+constexpr int kMaxSweepPoints = 256;
+std::vector<double> sweep_sizes(double lo, double hi) {
+  if (lo > hi)
+    LIGHTSIM_THROW(UsageError, "--min-bytes ({} B) must not exceed --max-bytes ({} B)", lo, hi);
+  if (std::log2(hi / lo) >= kMaxSweepPoints)
+    LIGHTSIM_THROW(UsageError,
+                   "--min-bytes..--max-bytes spans more than 2^{} (one point per "
+                   "doubling); narrow the range",
+                   kMaxSweepPoints);
+  std::vector<double> sizes;
+  for (double s = lo; s <= hi * (1 + 1e-12); s *= 2) sizes.push_back(s);
+  return sizes;
 }
 
 Json result_json(const fabric::Topology& t, fabric::CollectiveOp op, std::int64_t gpus,
@@ -154,9 +177,8 @@ void add_fabric_commands(CLI::App& app, const GlobalOptions& options, const Regi
     const fabric::Algorithm alg = fabric::parse_algorithm(o->algorithm);
     std::vector<double> sizes;
     if (o->sweep) {
-      const double hi = parse_bytes(o->max_bytes, "--max-bytes");
-      for (double s = parse_bytes(o->min_bytes, "--min-bytes"); s <= hi * (1 + 1e-12); s *= 2)
-        sizes.push_back(s);
+      sizes = sweep_sizes(parse_bytes(o->min_bytes, "--min-bytes"),
+                          parse_bytes(o->max_bytes, "--max-bytes"));
     } else {
       sizes.push_back(parse_bytes(o->bytes, "--bytes"));
     }

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "cli.h"
+#include "lightsim/core/atomic_file.h"
 #include "lightsim/core/json.h"
 #include "lightsim/kv/generator.h"
 #include "lightsim/kv/io.h"
@@ -163,6 +164,7 @@ void add_kv_commands(CLI::App& app, const GlobalOptions& options, const Registry
   gen->add_option("CONFIG", *config_file, "Generator config (kind kv_synthetic)")->required();
   gen->callback([config_file, &options] {
     const auto spec = config::load_spec<kv::KvGeneratorSpec>(*config_file, options.load_options());
+    prepare_output_dir(options.out);  // fail before generating when the folder is unusable
     Context ctx(options.context_options(1, Time::si(5.0)));
     const kv::KvCache cache = kv::generate_kv_cache(spec, ctx);
     kv::write_kv_cache(options.out, cache);

@@ -31,8 +31,8 @@ int run(int argc, char** argv) {
   std::signal(SIGINT, request_stop);
   std::signal(SIGTERM, request_stop);
   CLI::App app{"lightsim: photonic hardware for LLM inference, simulated", "lightsim"};
-  app.fallthrough();  // global options are accepted after the subcommand too
-  app.require_subcommand(1);
+  app.fallthrough();             // global options are accepted after the subcommand too
+  app.require_subcommand(0, 1);  // none is reported below, after an unknown word is named
   app.set_version_flag("--version", "lightsim " LIGHTSIM_VERSION);
   app.add_option_function<std::uint64_t>(
          "--seed",
@@ -41,7 +41,8 @@ int run(int argc, char** argv) {
            options.seed_given = true;
          },
          "Seed of every random stream (results are identical for any thread count)")
-      ->type_name("UINT");
+      ->type_name("UINT")
+      ->check(CLI::NonNegativeNumber);  // strtoull would wrap "-3" silently
   app.add_option("--threads", options.threads, "Worker threads (0 = all hardware threads)")
       ->capture_default_str()
       ->check(CLI::Range(0u, 4096u));
@@ -76,6 +77,10 @@ int run(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);
     std::cerr << "lightsim: error: " << e.what() << " (see `lightsim --help`)\n";
+    return 2;
+  }
+  if (app.get_subcommands().empty()) {
+    std::cerr << "lightsim: error: A subcommand is required (see `lightsim --help`)\n";
     return 2;
   }
   return 0;

@@ -1,6 +1,7 @@
 #include "lightsim/core/atomic_file.h"
 
 #include <fcntl.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -131,6 +132,17 @@ void prepare_output_dir(const std::filesystem::path& dir) {
   if (::unlink(probe.c_str()) != 0) {
     LIGHTSIM_THROW(InputError, "output directory '{}' is not writable: cannot remove '{}': {}",
                    dir.string(), probe.string(), detail::errno_message(errno));
+  }
+  // A full disk still lets the empty probe be created: check the free space as well.
+  struct statvfs fs {};
+  if (::statvfs(dir.c_str(), &fs) == 0) {
+    const auto free_bytes = static_cast<std::uint64_t>(fs.f_bavail) * fs.f_frsize;
+    if (free_bytes < kMinFreeOutputBytes) {
+      LIGHTSIM_THROW(InputError,
+                     "output directory '{}' is on a full file system: {} KiB free, at least {} "
+                     "KiB needed to write results (free space or choose another --out)",
+                     dir.string(), free_bytes / 1024, kMinFreeOutputBytes / 1024);
+    }
   }
 }
 

@@ -112,46 +112,70 @@ Location location_of(const YAML::Mark& mark, const std::string& source) {
   return {source, mark.line + 1, mark.column + 1};
 }
 
-Node convert(const YAML::Node& y, const std::string& source) {
-  Location where = location_of(y.Mark(), source);
-  switch (y.Type()) {
-    case YAML::NodeType::Undefined:
-    case YAML::NodeType::Null:
-      return Node::make_null(where);
-    case YAML::NodeType::Scalar:
-      return Node::make_scalar(y.Scalar(), where);
-    case YAML::NodeType::Sequence: {
-      Node seq = Node::make_sequence(where);
-      for (const auto& item : y) seq.push_back(convert(item, source));
-      return seq;
-    }
-    case YAML::NodeType::Map: {
-      Node map = Node::make_map(where);
-      for (const auto& kv : y) {
-        Location key_at = location_of(kv.first.Mark(), source);
-        LIGHTSIM_CHECK_AS(ConfigError, kv.first.IsScalar(), "{}: a key must be a plain name",
-                          key_at.str());
-        const std::string& key = kv.first.Scalar();
-        if (const Node* first = map.find(key))
-          LIGHTSIM_THROW(ConfigError, "{}: duplicate key '{}' (first given at line {})",
-                         key_at.str(), key, first->location().line);
-        Node value = convert(kv.second, source);
-        if (value.is_null()) value = Node::make_null(key_at);  // empty values point at the key
-        map.set(key, std::move(value), key_at);
+// Limits of one document, so a small hostile file cannot exhaust memory or time: YAML aliases
+// are expanded into copies ("billion laughs": 10 aliases of 10 aliases ... is 10^k values from
+// a few hundred bytes), and duplicate-key checks are linear per key.
+constexpr std::size_t kMaxValues = 1'000'000;  // values after alias expansion
+constexpr int kMaxDepth = 128;                 // nesting of lists and mappings
+constexpr std::size_t kMaxKeys = 10'000;       // keys of one mapping
+
+struct Converter {
+  const std::string& source;
+  std::size_t values = 0;
+
+  Node convert(const YAML::Node& y, int depth) {
+    Location where = location_of(y.Mark(), source);
+    if (++values > kMaxValues)
+      LIGHTSIM_THROW(ConfigError,
+                     "{}: document too large: more than {} values (after expanding "
+                     "aliases)",
+                     where.str(), kMaxValues);
+    LIGHTSIM_CHECK_AS(ConfigError, depth <= kMaxDepth, "{}: nested deeper than {} levels",
+                      where.str(), kMaxDepth);
+    switch (y.Type()) {
+      case YAML::NodeType::Undefined:
+      case YAML::NodeType::Null:
+        return Node::make_null(where);
+      case YAML::NodeType::Scalar:
+        return Node::make_scalar(y.Scalar(), where);
+      case YAML::NodeType::Sequence: {
+        Node seq = Node::make_sequence(where);
+        for (const auto& item : y) seq.push_back(convert(item, depth + 1));
+        return seq;
       }
-      return map;
+      case YAML::NodeType::Map: {
+        LIGHTSIM_CHECK_AS(ConfigError, y.size() <= kMaxKeys, "{}: more than {} keys in a mapping",
+                          where.str(), kMaxKeys);
+        Node map = Node::make_map(where);
+        for (const auto& kv : y) {
+          Location key_at = location_of(kv.first.Mark(), source);
+          LIGHTSIM_CHECK_AS(ConfigError, kv.first.IsScalar(), "{}: a key must be a plain name",
+                            key_at.str());
+          const std::string& key = kv.first.Scalar();
+          if (const Node* first = map.find(key))
+            LIGHTSIM_THROW(ConfigError, "{}: duplicate key '{}' (first given at line {})",
+                           key_at.str(), key, first->location().line);
+          Node value = convert(kv.second, depth + 1);
+          if (value.is_null()) value = Node::make_null(key_at);  // empty values point at the key
+          map.set(key, std::move(value), key_at);
+        }
+        return map;
+      }
     }
+    return Node::make_null(where);
   }
-  return Node::make_null(where);
-}
+};
 
 }  // namespace
 
 Node parse_document(std::string_view text, const std::string& source) {
   try {
-    return convert(YAML::Load(std::string(text)), source);
+    Converter converter{source};
+    return converter.convert(YAML::Load(std::string(text)), 0);
   } catch (const YAML::ParserException& e) {
     LIGHTSIM_THROW(ConfigError, "{}: syntax error: {}", location_of(e.mark, source).str(), e.msg);
+  } catch (const YAML::Exception& e) {
+    LIGHTSIM_THROW(ConfigError, "{}: cannot be read: {}", location_of(e.mark, source).str(), e.msg);
   }
 }
 

@@ -1,6 +1,7 @@
 // Body of the bulk random kernels, included once per SIMD target by rng_kernels.cpp inside a
-// `#pragma GCC target` region and its own namespace. Before inclusion the namespace must define
-// `philox_group(key, block0, a, b)` (see rng_kernels.cpp). No include guard on purpose.
+// target region (`#pragma GCC target`, or its clang equivalent) and its own namespace. Before
+// inclusion the namespace must define `philox_group(key, block0, a, b)` (see rng_kernels.cpp). No
+// include guard on purpose.
 //
 // Determinism: each lane performs the same sequence of correctly rounded IEEE operations
 // (add, mul, div, sqrt, int->float), so every vector width gives the same bits. This file is

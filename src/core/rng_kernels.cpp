@@ -65,8 +65,14 @@ namespace baseline {
 }  // namespace baseline
 
 #if defined(__x86_64__)
+// Clang has no `#pragma GCC target`; its equivalent applies the target attribute to every
+// function up to the matching pop.
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx2")
+#endif
 namespace avx2 {
 // (hi, lo) of the 32x32->64 products c * m, lane by lane.
 [[gnu::always_inline]] static inline void mulhilo(__m256i c, __m256i m, __m256i& hi, __m256i& lo) {
@@ -112,10 +118,15 @@ namespace avx2 {
 }
 #include "rng_kernel_body.h"
 }  // namespace avx2
+#if defined(__clang__)
+#pragma clang attribute pop
+#pragma clang attribute push(__attribute__((target("avx512f,avx512vl,avx512dq,avx512bw"))), \
+                             apply_to = function)
+#else
 #pragma GCC pop_options
-
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512vl,avx512dq,avx512bw,prefer-vector-width=512")
+#endif
 namespace avx512 {
 [[gnu::always_inline]] static inline void mulhilo(__m512i c, __m512i m, __m512i& hi, __m512i& lo) {
   // maskz_ shifts: the unmasked ones trip a GCC 12 -Wmaybe-uninitialized false positive.
@@ -159,7 +170,11 @@ namespace avx512 {
 }
 #include "rng_kernel_body.h"
 }  // namespace avx512
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 #endif  // __x86_64__
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "lightsim/kv/io.h"
 
+#include <cmath>
+
 #include <fmt/ranges.h>
 
 #include "lightsim/core/error.h"
@@ -28,6 +30,23 @@ T get(const Json& doc, const char* key, const std::filesystem::path& manifest) {
   }
 }
 
+// A NaN or Inf in a cache array would flow silently into every score and metric: reject it,
+// naming the file and the element's index (layer, head, token or step, channel).
+void require_finite(const NpyArray& a, const std::filesystem::path& file, const std::string& name) {
+  for (std::size_t i = 0; i < a.values.size(); ++i) {
+    if (std::isfinite(a.values[i])) [[likely]]
+      continue;
+    std::vector<std::size_t> index(a.shape.size());
+    std::size_t rest = i;
+    for (std::size_t axis = a.shape.size(); axis-- > 0;) {
+      index[axis] = rest % a.shape[axis];
+      rest /= a.shape[axis];
+    }
+    LIGHTSIM_THROW(DataFormatError, "{}: array '{}' has a non-finite value {} at [{}]",
+                   file.string(), name, a.values[i], fmt::join(index, ", "));
+  }
+}
+
 NpyArray read_array(const std::filesystem::path& dir, const std::string& name, NpyDtype dtype,
                     const std::vector<std::size_t>& expected) {
   const std::filesystem::path file = dir / (name + ".npy");
@@ -39,6 +58,7 @@ NpyArray read_array(const std::filesystem::path& dir, const std::string& name, N
                     "{}: array '{}' has shape [{}] but the manifest expects [{}] "
                     "(layers, heads, tokens or steps, head_dim)",
                     file.string(), name, fmt::join(a.shape, ", "), fmt::join(expected, ", "));
+  require_finite(a, file, name);
   return a;
 }
 

@@ -84,6 +84,8 @@ class FieldReader {
 
  private:
   using Location = config::Location;
+  static constexpr std::int64_t kMaxSize = 2'147'483'647;  // any size or count: < 2^31
+  static constexpr std::int64_t kMaxLayers = 65'536;
   std::int64_t checked_integer(const Node& n, std::string_view key, std::int64_t lo) const {
     if (!n.is_scalar()) fail(n, key, "expected an integer");
     std::size_t used = 0;
@@ -96,6 +98,10 @@ class FieldReader {
     if (used == 0 || used != n.scalar().size())
       fail(n, key, fmt::format("expected an integer, got '{}'", n.scalar()));
     if (v < lo) fail(n, key, fmt::format("{} is out of range (>= {})", v, lo));
+    // Upper bounds far beyond any published model keep sums and products of sizes inside
+    // int64 and the per-layer tables allocatable (a hostile config.json cannot exhaust memory).
+    const std::int64_t hi = key == "num_hidden_layers" ? kMaxLayers : kMaxSize;
+    if (v > hi) fail(n, key, fmt::format("{} is out of range (<= {})", v, hi));
     return v;
   }
 

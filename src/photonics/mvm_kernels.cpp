@@ -14,7 +14,9 @@ namespace {
 // out-of-line call (which -Wpsabi warns about for vectors wider than the baseline, at every
 // use) never arises.
 #pragma GCC diagnostic push
+#if !defined(__clang__)  // a GCC-only warning (clang has no -Wpsabi)
 #pragma GCC diagnostic ignored "-Wpsabi"
+#endif
 // (A vector_size attribute on an alias template is dropped by GCC 12, so: one typedef each.)
 typedef float Vec16 __attribute__((vector_size(64)));
 typedef float Vec8 __attribute__((vector_size(32)));

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <string_view>
 
@@ -47,8 +48,14 @@ class AtomicFile {
 // Writes `content` to `path` atomically (see AtomicFile).
 void write_file_atomic(const std::filesystem::path& path, std::string_view content);
 
+// Free space prepare_output_dir requires on the output file system (1 MiB: study results and
+// reports are far smaller; larger outputs still fail cleanly at write time with an IoError and
+// leave no partial file).
+inline constexpr std::uint64_t kMinFreeOutputBytes = std::uint64_t{1} << 20;
+
 // Creates `dir` (with parents) if needed and proves it writable by creating and removing a
-// probe file. Throws InputError "output directory 'X' is not writable: <reason>" otherwise.
+// probe file, and checks it has kMinFreeOutputBytes free. Throws InputError "output directory
+// 'X' is not writable: <reason>" or "... is on a full file system: ..." otherwise.
 // Call before starting work so a bad output path fails fast.
 void prepare_output_dir(const std::filesystem::path& dir);
 

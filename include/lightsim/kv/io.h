@@ -19,8 +19,9 @@ inline constexpr int kKvFormatVersion = 1;
 void write_kv_cache(const std::filesystem::path& dir, const KvCache& cache);
 
 // Reads a cache folder. Throws InputError for a missing folder or file and DataFormatError for
-// a malformed manifest or an array whose dtype or shape disagrees with the manifest; the
-// message names the array file, the shape (or dtype) found and the one expected.
+// a malformed manifest, an array whose dtype or shape disagrees with the manifest (the message
+// names the array file, the shape or dtype found and the one expected) or an array holding a
+// NaN or Inf (the message names the file and the element's index).
 KvCache read_kv_cache(const std::filesystem::path& dir);
 
 }  // namespace lightsim::kv
