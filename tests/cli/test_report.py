@@ -64,7 +64,10 @@ class Report(CliTest):
         report = out / "report.html"
         self.assertEqual(r.out.strip().splitlines()[-1], f"lightsim reproduce: report {report}")
         html = report.read_text()
-        self.assertIn("No study ran: no study is registered", html)
+        self.assertNotIn("No study ran", html)  # studies are registered: their sections show
+        for name in json.loads((out / "run.json").read_text())["studies"]:
+            self.assertTrue((out / f"{name}.json").exists(), name)
+        self.assertIn("Prism accelerator: energy, latency", html)
         self.assertIn("Produced by <code>lightsim reproduce</code>", html)
 
 
