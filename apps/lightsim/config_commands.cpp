@@ -5,7 +5,6 @@
 #include "cli.h"
 #include "lightsim/core/atomic_file.h"
 #include "lightsim/core/json.h"
-#include "lightsim/studies/study.h"
 
 namespace lightsim::cli {
 namespace {
@@ -50,8 +49,7 @@ void add_config_commands(CLI::App& app, const GlobalOptions& options, const Regi
   check_cmd->callback([files, &options, &registry] {
     Json results = Json::array();
     for (const auto& file : *files) {
-      const std::string checked_kind =
-          studies::check_config(registry, file, options.load_options());
+      const std::string checked_kind = registry.check_file(file, options.load_options());
       if (options.json)
         results.push_back({{"file", file.string()}, {"kind", checked_kind}});
       else if (!options.quiet)

@@ -155,36 +155,6 @@ Json impairments_json(const photonics::ImpairmentSpec& imp) {
           {"drift_local_sigma_pm", imp.drift_local_sigma.si() * kPm}};
 }
 
-Table trace_table(const prism::DriftRun& run) {
-  Table t({{"t", "s"},
-           {"ambient", "C"},
-           {"chip", "C"},
-           {"sensor_mean", "C"},
-           {"coarse_action", "K"},
-           {"fine_action", "K"},
-           {"tec_power", "W"},
-           {"uncorrected_rms", "pm"},
-           {"error_rms", "pm"},
-           {"error_max", "pm"},
-           {"weight_error_rms", ""},
-           {"weight_error_max", ""},
-           {"relocked_rows", ""},
-           {"unlocked_rings", ""}});
-  for (const auto& s : run.trace)
-    t.add_row({s.t, s.ambient, s.chip, s.sensor_mean, s.coarse_action, s.fine_action, s.tec_power,
-               s.uncorrected_rms * kPm, s.error_rms * kPm, s.error_max * kPm, s.weight_error_rms,
-               s.weight_error_max, std::int64_t{s.relocked_rows}, std::int64_t{s.unlocked}});
-  return t;
-}
-
-Table events_table(const prism::DriftRun& run) {
-  Table t(
-      {{"t", "s"}, {"trigger", ""}, {"rows", ""}, {"failed", ""}, {"time", "s"}, {"energy", "J"}});
-  for (const auto& e : run.events)
-    t.add_row({e.t, e.trigger, std::int64_t{e.rows}, std::int64_t{e.failed}, e.time, e.energy});
-  return t;
-}
-
 void print_steady(const prism::ThermalOperatingPoint& op, const Setup& s, double heat) {
   const auto& seed = s.seed;
   fmt::print("Steady state ({:.3g} W on chip, ambient {:.1f} C)\n", heat, op.ambient);
@@ -258,13 +228,15 @@ void run_thermal(const ThermalOptions& t, const GlobalOptions& options) {
   const auto el = prism::electrical_impairments(device, s.thermal);
   const auto trace_csv = options.out / "thermal_trace.csv";
   const auto events_csv = options.out / "thermal_events.csv";
-  write_csv(trace_csv, trace_table(run));
-  write_csv(events_csv, events_table(run));
+  write_csv(trace_csv, prism::drift_trace_table(run));
+  write_csv(events_csv, prism::recalibration_table(run));
   int relocks = 0, failed = 0;
   for (const auto& e : run.events)
     if (e.trigger != "initial") relocks += 1, failed += e.failed;
   if (options.json) {
-    std::cout << dump_json({{"steady_state", steady_json(run.steady, s.thermal, run.dissipated)},
+    std::cout << dump_json({{"feasible", run.feasible},
+                            {"reason", run.reason},
+                            {"steady_state", steady_json(run.steady, s.thermal, run.dissipated)},
                             {"electrical", electrical_json(el)},
                             {"initial_calibration", report_json(run.initial, false)},
                             {"duration_s", d.duration.si()},
@@ -284,6 +256,10 @@ void run_thermal(const ThermalOptions& t, const GlobalOptions& options) {
   }
   print_steady(run.steady, s, run.dissipated);
   print_electrical(el, s);
+  if (!run.feasible && run.trace.empty()) {
+    fmt::print("Drift run NOT simulated: the TEC cannot hold the setpoint {}\n", run.reason);
+    return;
+  }
   print_report(run.initial, s);
   fmt::print("Drift over {} (trace every {}; {} after {})\n", to_string(d.duration),
              to_string(d.trace_interval), to_string(d.load_step), to_string(d.duration / 2.0));
@@ -309,6 +285,8 @@ void run_thermal(const ThermalOptions& t, const GlobalOptions& options) {
       relocks, failed, run.calibration_busy * 100, run.calibration_energy * 1e6,
       run.error_rms * kPm, run.error_max * kPm, run.weight_error_rms, run.weight_error_max,
       run.tec_energy, run.tec_energy / d.duration.si());
+  if (!run.feasible)
+    fmt::print("  INFEASIBLE: the run stopped {} (the trace ends there)\n", run.reason);
   fmt::print(
       "Impairment state for the photonics kernel: calibration_residual {:.3g} pm, "
       "drift_global_sigma {:.3g} pm, drift_local_sigma {:.3g} pm\n",
@@ -326,6 +304,13 @@ void run_calibrate(const ThermalOptions& t, const GlobalOptions& options) {
   d.heat = operating_heat(s);
   const prism::DriftRun run =
       prism::simulate_drift(s.accelerator.device, s.thermal, s.calibration, d);
+  if (run.trace.empty()) {  // the TEC cannot hold the setpoint: no lock to report
+    if (options.json)
+      std::cout << dump_json({{"feasible", false}, {"reason", run.reason}});
+    else
+      fmt::print("Bias calibration NOT run: the TEC cannot hold the setpoint {}\n", run.reason);
+    return;
+  }
   if (options.json) {
     Json j = report_json(run.initial, true);
     j["impairments"] = impairments_json(prism::with_calibration({}, run.initial));

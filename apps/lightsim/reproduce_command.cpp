@@ -1,4 +1,5 @@
 // `lightsim reproduce [CONFIG]`: the main job behind `make demo`.
+#include <array>
 #include <chrono>
 #include <iostream>
 
@@ -51,6 +52,7 @@ void run_reproduce(const std::filesystem::path& config_file, const GlobalOptions
   const studies::Size size = studies::parse_size(spec.size);
   ProgressTask progress = ctx.progress().start("reproduce", studies.size());
   std::vector<std::string> lines;
+  std::array<std::size_t, 5> totals{};  // claims, then per report::Verdict
   for (const std::string& name : studies) {
     ctx.throw_if_cancelled(
         fmt::format("reproduce (before study '{}'; finished results are in "
@@ -63,8 +65,14 @@ void run_reproduce(const std::filesystem::path& config_file, const GlobalOptions
     report::write_result(options.out, r);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    lines.push_back(
-        fmt::format("  {:<14} {:>7.1f} s  {} claim(s)", name, seconds, r.claims.size()));
+    std::array<int, 4> counts{};  // per report::Verdict
+    for (const report::Claim& c : r.claims) ++counts[static_cast<std::size_t>(c.verdict)];
+    totals[0] += r.claims.size();
+    for (std::size_t v = 0; v < counts.size(); ++v) totals[v + 1] += counts[v];
+    lines.push_back(fmt::format("  {:<14} {:>7.1f} s {:>7} {:>6} {:>10} {:>9} {:>9}", name, seconds,
+                                r.claims.size(), counts[0], counts[1], counts[2], counts[3]));
+    ctx.log().info("reproduce: study {} done in {:.1f} s ({} claims)", name, seconds,
+                   r.claims.size());
     progress.advance();
   }
   progress.finish();
@@ -79,7 +87,13 @@ void run_reproduce(const std::filesystem::path& config_file, const GlobalOptions
   if (studies.empty())
     std::cout << "lightsim reproduce: no study is registered in this build yet; the seed "
                  "studies arrive with the prism, prefill and studies modules.\n";
+  if (!lines.empty())
+    std::cout << fmt::format("  {:<14} {:>9} {:>7} {:>6} {:>10} {:>9} {:>9}\n", "study", "time",
+                             "claims", "holds", "under cond", "not hold", "not comp");
   for (const std::string& line : lines) std::cout << line << "\n";
+  if (!lines.empty())
+    std::cout << fmt::format("  {:<14} {:>9} {:>7} {:>6} {:>10} {:>9} {:>9}\n", "all", "",
+                             totals[0], totals[1], totals[2], totals[3], totals[4]);
   std::cout << "lightsim reproduce: results in " << options.out.string() << "/ (run.json)\n";
   std::cout << "lightsim reproduce: report " << report.file.string() << "\n";
 }

@@ -47,6 +47,10 @@ void PrismSeedReference::describe(config::Schema<PrismSeedReference>& s) {
   s.field("switch_energy", &PrismSeedReference::switch_energy, "energy per weight switch")
       .positive();
   s.field("tec_power", &PrismSeedReference::tec_power, "TEC power").positive();
+  s.field("soi_power_ratio", &PrismSeedReference::soi_power_ratio,
+          "total system power of the SOI design over the TFLN design's")
+      .required()
+      .positive();
 }
 
 CostReport cost(const AcceleratorSpec& a) {

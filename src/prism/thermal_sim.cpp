@@ -268,6 +268,17 @@ DriftRun simulate_drift(const photonics::DeviceSpec& device, const ThermalSpec& 
                     "chip heat must be finite and >= 0 W (got {})", to_string(heat));
   run.dissipated = heat.si();
   run.steady = steady_state(spec, heat);
+  // The run stops when a TEC stage cannot pump its heat (COP <= 0); a missed stability target
+  // is reported in `steady` but the loops still act, so the run goes on.
+  const auto cannot_pump = [&](const ThermalOperatingPoint& op) {
+    return spec.tec.enabled && !op.feasible && (op.coarse.cop <= 0.0 || op.fine.cop <= 0.0);
+  };
+  if (cannot_pump(run.steady)) {
+    run.feasible = false;
+    run.reason =
+        fmt::format("at t = 0 s with {:.4g} W on the chip: {}", heat.si(), run.steady.reason);
+    return run;
+  }
   Bank bank(device, calibration, spec, run.steady.chip, options.seed);
   ThermalLoop loop(spec, run.steady.chip, static_cast<int>(bank.regions()), options.seed);
   const auto rows = static_cast<std::size_t>(bank.rows());
@@ -324,7 +335,14 @@ DriftRun simulate_drift(const photonics::DeviceSpec& device, const ThermalSpec& 
     ThermalSpec now = spec;
     now.ambient = TemperatureDelta::si(loop.ambient());
     const Power load = heat + (t >= half ? options.load_step : Power::si(0.0));
-    s.tec_power = steady_state(now, load).tec_power;
+    const ThermalOperatingPoint op = steady_state(now, load);
+    if (cannot_pump(op)) {
+      run.feasible = false;
+      run.reason = fmt::format("at t = {:.4g} s (ambient {:.3f} C, {:.4g} W on the chip): {}", t,
+                               loop.ambient(), load.si(), op.reason);
+      break;
+    }
+    s.tec_power = op.tec_power;
     run.tec_energy += s.tec_power * interval;
     sum_e2 += s.error_rms * s.error_rms;
     sum_w2 += s.weight_error_rms * s.weight_error_rms;
@@ -334,10 +352,12 @@ DriftRun simulate_drift(const photonics::DeviceSpec& device, const ThermalSpec& 
     run.weight_error_max = std::max(run.weight_error_max, s.weight_error_max);
     run.trace.push_back(s);
   }
-  const double m = static_cast<double>(std::max(samples, 1L));
+  const double m = static_cast<double>(std::max<std::size_t>(run.trace.size() - 1, 1));
   run.error_rms = std::sqrt(sum_e2 / m);
   run.weight_error_rms = std::sqrt(sum_w2 / m);
-  run.calibration_busy = busy / (static_cast<double>(rows) * std::max(options.duration.si(), dt));
+  const double simulated =
+      run.feasible ? options.duration.si() : static_cast<double>(run.trace.size() - 1) * interval;
+  run.calibration_busy = busy / (static_cast<double>(rows) * std::max(simulated, dt));
   // Handed to the photonics kernel: the lock's residual as calibration_residual, the rest of
   // the per-ring error (drift between relocks, supply noise) as local drift, the chip-wide
   // temperature error as global drift.

@@ -45,16 +45,9 @@ std::filesystem::path default_config(std::string_view name, const config::LoadOp
                  name, searched.empty() ? std::string("no config root") : searched);
 }
 
-StudyInput make_input(std::string name, const std::filesystem::path& config_file,
-                      const config::LoadOptions& load, Size size) {
-  StudyInput in;
-  in.name = std::move(name);
-  in.config_file = config_file;
-  in.load = load;
-  in.size = size;
-  in.document = config::load_document(config_file);
-  if (!in.document.is_map()) return in;  // read_spec reports the problem with its location
-  if (const config::Node* sizes = in.document.find("sizes")) {
+config::Node with_size(config::Node document, Size size) {
+  if (!document.is_map()) return document;  // read_spec reports the problem with its location
+  if (const config::Node* sizes = document.find("sizes")) {
     LIGHTSIM_CHECK_AS(ConfigError, sizes->is_map(),
                       "{}: sizes: expected a mapping of quick/full "
                       "overlays, got {}",
@@ -70,29 +63,21 @@ StudyInput make_input(std::string name, const std::filesystem::path& config_file
                         value.location().str(), key, value.kind_name());
       if (key == to_string(size)) overlay = value;
     }
-    in.document.erase("sizes");
-    if (overlay.is_map()) config::merge_into(in.document, overlay);
+    document.erase("sizes");
+    if (overlay.is_map()) config::merge_into(document, overlay);
   }
-  return in;
+  return document;
 }
 
-std::string check_config(const Registry& registry, const std::filesystem::path& config_file,
-                         const config::LoadOptions& load) {
-  const config::Node doc = config::load_document(config_file);
-  const config::Node* kind = doc.is_map() ? doc.find("kind") : nullptr;
-  const bool study = kind != nullptr && kind->is_scalar() && kind->scalar().ends_with("_study");
-  if (!study || doc.find("sizes") == nullptr) return registry.check_file(config_file, load);
-  // The merged document keeps each value's file and line, so errors point into the file.
-  std::string checked;
-  for (Size size : {Size::standard, Size::quick, Size::full}) {
-    try {
-      checked =
-          registry.check_document(make_input("check", config_file, load, size).document, load);
-    } catch (const InputError& e) {
-      LIGHTSIM_THROW(ConfigError, "{} (study size {})", e.what(), to_string(size));
-    }
-  }
-  return checked;
+StudyInput make_input(std::string name, const std::filesystem::path& config_file,
+                      const config::LoadOptions& load, Size size) {
+  StudyInput in;
+  in.name = std::move(name);
+  in.config_file = config_file;
+  in.load = load;
+  in.size = size;
+  in.document = with_size(config::load_document(config_file), size);
+  return in;
 }
 
 report::StudyResult run_study(const Registry& registry, std::string_view name,

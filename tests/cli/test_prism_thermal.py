@@ -29,11 +29,28 @@ class PrismThermal(CliTest):
         self.assertEqual(len(events), 1 + 3)  # initial + 2 periodic
 
     def test_thermal_table_by_preset_name(self):
+        r = run("prism", "thermal", "seed_fit", "--duration", "0.5 s", "--out", self.tmp)
+        self.assertExit(r, 0)
+        for text in ("TEC power", "Bias calibration", "recalibrations", "seed"):
+            self.assertIn(text, r.out)
+
+    def test_infeasible_tec_stops_the_run_with_the_reason(self):
+        # SOI: ~100 W of heater power on the chip, more than the two-stage TEC can pump.
+        r = run("prism", "thermal", "soi", "--duration", "0.5 s", "--out", self.tmp, "--json")
+        self.assertExit(r, 0)
+        j = r.json()
+        self.assertFalse(j["feasible"])
+        self.assertFalse(j["steady_state"]["feasible"])
+        self.assertIn("at t = 0 s", j["reason"])
+        self.assertIn(j["steady_state"]["reason"], j["reason"])
+        with open(self.tmp / "thermal_trace.csv") as f:
+            self.assertEqual(len(list(csv.reader(f))), 1)  # header only: nothing simulated
         r = run("prism", "thermal", "soi", "--duration", "0.5 s", "--out", self.tmp)
         self.assertExit(r, 0)
-        for text in ("TEC power", "Bias calibration", "heater power", "recalibrations",
-                     "seed"):
-            self.assertIn(text, r.out)
+        self.assertIn("NOT simulated", r.out)
+        r = run("prism", "calibrate", "soi", "--json")
+        self.assertExit(r, 0)
+        self.assertFalse(r.json()["feasible"])
 
     def test_thermal_spec_override_tec_off(self):
         spec = self.write("hot.yaml", "schema_version: 1\nkind: thermal\ntec:\n  enabled: false\n")

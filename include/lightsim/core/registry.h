@@ -63,12 +63,17 @@ class Registry {
   // --- config spec kinds ---------------------------------------------------------------
   template <config::Spec S>
   void add_spec() {
+    add_spec<S>([](const config::Node& doc, const config::LoadOptions& o) {
+      (void)config::read_spec<S>(doc, o);
+    });
+  }
+  // The same with a custom check of a whole document (e.g. one that also reads each of a
+  // study's size overlays); it must throw on any error, like read_spec.
+  template <class S>
+  void add_spec(std::function<void(const config::Node&, const config::LoadOptions&)> check) {
     const std::string kind(S::kind);
     LIGHTSIM_CHECK(!specs_.contains(kind), "spec kind '{}' registered twice", kind);
-    specs_.emplace(kind, SpecEntry{&config::schema_of<S>().info(),
-                                   [](const config::Node& doc, const config::LoadOptions& o) {
-                                     (void)config::read_spec<S>(doc, o);
-                                   }});
+    specs_.emplace(kind, SpecEntry{&config::schema_of<S>().info(), std::move(check)});
   }
   std::vector<std::string> spec_kinds() const;
   // The schema of a kind; an unknown kind is a UsageError with a suggestion.

@@ -82,6 +82,7 @@ struct PrismSeedReference {
   Energy optical_mvm_energy = Energy::si(58e-12);
   Energy switch_energy = Energy::si(5e-15);
   Power tec_power = Power::si(1.0);
+  double soi_power_ratio = 0;  // SOI total system power / TFLN's (required in the file)
   static void describe(config::Schema<PrismSeedReference>& s);
 };
 

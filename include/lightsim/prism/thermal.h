@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "lightsim/core/config.h"
+#include "lightsim/core/table.h"
 #include "lightsim/core/units.h"
 #include "lightsim/photonics/mvm.h"
 #include "lightsim/prism/calibration.h"
@@ -224,6 +225,10 @@ struct RecalibrationEvent {
 };
 
 struct DriftRun {
+  // False when the TEC cannot hold the chip (at the start, or after the load step): the run
+  // stops there, with the reason, and the trace holds only the samples before it.
+  bool feasible = true;
+  std::string reason;
   ThermalOperatingPoint steady;  // at the starting ambient and load
   double dissipated = 0.0;       // W, chip heat at the start
   std::vector<DriftSample> trace;
@@ -243,8 +248,19 @@ struct DriftRun {
 // quantized sensors feeding a per-ring correction (through the bias DAC), per-ring random
 // walks, and relocks by `calibration`'s trigger. Rings start with an error uniform in
 // +-max(calibration.initial_error, device fabrication_trim) and are locked at t = 0.
-// Deterministic for a seed.
+// A TEC that cannot hold the setpoint (steady_state infeasible) ends the run with
+// feasible = false and the reason: at t = 0 before any lock, or at the first sample whose
+// ambient and load it cannot pump; nothing is clamped. Deterministic for a seed.
 DriftRun simulate_drift(const photonics::DeviceSpec& device, const ThermalSpec& spec,
                         const CalibrationSpec& calibration, const DriftOptions& options);
+
+// The run's trace as a table, one row per trace interval: t [s], ambient, chip, sensor_mean
+// [C], coarse_action, fine_action [K], tec_power [W], uncorrected_rms, error_rms, error_max
+// [pm], weight_error_rms, weight_error_max, relocked_rows, unlocked_rings. `max_rows` > 0
+// keeps every ceil(n / max_rows)-th row plus the last (relocked_rows then sums the rows it
+// stands for, so no relock disappears); 0 keeps every row.
+Table drift_trace_table(const DriftRun& run, std::size_t max_rows = 0);
+// The recalibration events: t [s], trigger, rows, failed, time [s], energy [J].
+Table recalibration_table(const DriftRun& run);
 
 }  // namespace lightsim::prism

@@ -68,16 +68,24 @@ std::vector<std::string> study_names(const Registry& registry);
 // roots searched when none does.
 std::filesystem::path default_config(std::string_view name, const config::LoadOptions& load);
 
+// `document` with its `sizes.<size>` overlay merged and `sizes` removed. A `sizes` key other
+// than quick/full, or an overlay that is not a mapping, is a ConfigError naming it.
+config::Node with_size(config::Node document, Size size);
+
+// Registers a study's spec kind so that `lightsim config check` reads the document at every
+// size (default, quick and full), as run_study would.
+template <class S>
+void add_study_spec(Registry& registry) {
+  registry.add_spec<S>([](const config::Node& document, const config::LoadOptions& load) {
+    for (Size size : {Size::standard, Size::quick, Size::full})
+      (void)config::read_spec<S>(with_size(document, size), load);
+  });
+}
+
 // The input for a study: loads `config_file` and merges its `sizes.<size>` overlay. A `sizes`
 // key other than quick/full, or an overlay that is not a mapping, is a ConfigError naming it.
 StudyInput make_input(std::string name, const std::filesystem::path& config_file,
                       const config::LoadOptions& load, Size size);
-
-// `config check` for a study config (kind `*_study`): the document at every size (default,
-// quick, full) with its overlay merged must read as its kind; returns the kind. A file of
-// another kind is checked as it is.
-std::string check_config(const Registry& registry, const std::filesystem::path& config_file,
-                         const config::LoadOptions& load);
 
 // make_input + the registered function. An unknown name is a ConfigError with a suggestion.
 report::StudyResult run_study(const Registry& registry, std::string_view name,

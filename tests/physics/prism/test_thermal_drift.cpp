@@ -160,3 +160,43 @@ TEST(ThermalDrift, ElectricalImpairmentsFromFirstPrinciples) {
 
 }  // namespace
 }  // namespace lightsim::prism
+
+namespace lightsim::prism {
+namespace {
+
+// A TEC that cannot pump the chip's heat ends the run with the reason; nothing is simulated
+// under a setpoint it cannot hold (issue #5: a result, not a clamp).
+TEST(ThermalDrift, InfeasibleTecAtTheStartStopsBeforeAnyLock) {
+  Quiet q;
+  q.options.heat = Power::si(500.0);
+  const DriftRun run = simulate_drift(q.device, q.thermal, q.cal, q.options);
+  ASSERT_FALSE(run.steady.feasible);
+  EXPECT_FALSE(run.feasible);
+  EXPECT_NE(run.reason.find("at t = 0 s"), std::string::npos) << run.reason;
+  EXPECT_NE(run.reason.find(run.steady.reason), std::string::npos) << run.reason;
+  EXPECT_TRUE(run.trace.empty());
+  EXPECT_TRUE(run.events.empty());
+}
+
+TEST(ThermalDrift, LoadStepBeyondTheTecStopsTheRunThere) {
+  Quiet q;
+  q.options.load_step = Power::si(500.0);  // from t = 1 s
+  const DriftRun run = simulate_drift(q.device, q.thermal, q.cal, q.options);
+  ASSERT_TRUE(run.steady.feasible);
+  EXPECT_FALSE(run.feasible);
+  EXPECT_NE(run.reason.find("at t = 1 s"), std::string::npos) << run.reason;
+  // Samples t = 0 .. 0.99 s every 10 ms, none at or after the step.
+  ASSERT_EQ(run.trace.size(), 100u);
+  EXPECT_LT(run.trace.back().t, 1.0);
+}
+
+TEST(ThermalDrift, FeasibleRunIsMarkedFeasible) {
+  Quiet q;
+  const DriftRun run = simulate_drift(q.device, q.thermal, q.cal, q.options);
+  EXPECT_TRUE(run.feasible);
+  EXPECT_TRUE(run.reason.empty());
+  EXPECT_EQ(run.trace.size(), 201u);
+}
+
+}  // namespace
+}  // namespace lightsim::prism

@@ -59,6 +59,35 @@ TEST(StudyInput, UnknownSizeKeyIsAConfigErrorNamingIt) {
   }
 }
 
+// A spec kind with one bounded key, for `config check` of a study config.
+struct TrialsStudySpec {
+  static constexpr std::string_view kind = "trials_study";
+  std::int64_t trials = 1;
+  static void describe(config::Schema<TrialsStudySpec>& s) {
+    s.field("trials", &TrialsStudySpec::trials, "trials").range(std::int64_t{1}, std::int64_t{100});
+  }
+};
+
+TEST(StudyRegistry, ConfigCheckReadsTheDocumentAtEverySize) {
+  Registry registry;
+  add_study_spec<TrialsStudySpec>(registry);
+  const auto dir = testing::scratch_dir();
+  const auto good = write_file(dir / "good.yaml",
+                               "schema_version: 1\nkind: trials_study\ntrials: 5\n"
+                               "sizes: {quick: {trials: 2}, full: {trials: 50}}\n");
+  EXPECT_EQ(registry.check_file(good, {}), "trials_study");
+  // Only the full overlay is out of range: the check still catches it.
+  const auto bad = write_file(
+      dir / "bad.yaml",
+      "schema_version: 1\nkind: trials_study\ntrials: 5\nsizes: {full: {trials: 500}}\n");
+  try {
+    (void)registry.check_file(bad, {});
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("trials"), std::string::npos) << e.what();
+  }
+}
+
 TEST(StudyRegistry, RunsARegisteredStudyAndRejectsUnknownNames) {
   Registry registry;
   EXPECT_TRUE(study_names(registry).empty());

@@ -1,0 +1,54 @@
+// The system studies: the seed's prefill study on both fabrics, the Prism accelerator's cost
+// and timeline, and its 10 s thermal run, each as a report::StudyResult (docs/studies.md).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lightsim/core/config.h"
+#include "lightsim/studies/study.h"
+
+namespace lightsim::studies {
+
+// configs/studies/prefill.yaml.
+struct PrefillStudySpec {
+  static constexpr std::string_view kind = "prefill_study";
+  std::vector<std::string> scenarios{"seed_8k", "seed_128k", "seed_1m"};
+  std::vector<std::int64_t> gpu_counts;  // empty = each scenario's own counts
+  bool fixed_plans = true;               // run the scenarios' communication-limited plans
+  // Relative band around the seed's figure within which ours counts as reproducing it.
+  double agreement = 0.1;
+  static void describe(config::Schema<PrefillStudySpec>& s);
+};
+
+// configs/studies/prism.yaml.
+struct PrismStudySpec {
+  static constexpr std::string_view kind = "prism_study";
+  std::vector<std::string> presets{"seed", "scaled", "multichip", "soi"};
+  std::string seed_preset = "seed";  // the preset whose figures are set beside the seed's
+  std::string soi_preset = "soi";    // compared with seed_preset like for like
+  double agreement = 0.1;
+  static void describe(config::Schema<PrismStudySpec>& s);
+};
+
+// configs/studies/thermal.yaml.
+struct ThermalStudySpec {
+  static constexpr std::string_view kind = "thermal_study";
+  std::string accelerator = "seed";
+  Time duration = Time::si(10.0);
+  Time trace_interval = Time::si(10e-3);
+  Power load_step = Power::si(0.0);
+  std::int64_t max_rows = 2000;  // trace rows kept in the result (decimated evenly)
+  static void describe(config::Schema<ThermalStudySpec>& s);
+};
+
+report::StudyResult run_prefill_study(const StudyInput& in, Context& ctx);
+report::StudyResult run_prism_study(const StudyInput& in, Context& ctx);
+report::StudyResult run_thermal_study(const StudyInput& in, Context& ctx);
+
+// Claim identifier from free text: lower case, [a-z0-9_] only, runs of others as one '_'.
+std::string claim_id(std::string_view text);
+
+}  // namespace lightsim::studies
