@@ -3,6 +3,8 @@
 
 #include <filesystem>
 
+#include "lightsim/core/config_files.h"
+
 namespace lightsim::decode {
 
 void GpuOption::describe(config::Schema<GpuOption>& s) {
@@ -80,33 +82,14 @@ void DecodeScenario::describe(config::Schema<DecodeScenario>& s) {
   s.field("prism", &DecodeScenario::prism, "Prism block selection").required();
 }
 
-namespace {
-
-// NAME -> <root>/<dir>/NAME<ext> for the first config root that has it; a path is kept.
-std::filesystem::path find_named(const std::string& name_or_file, std::string_view dir,
-                                 std::string_view ext, const config::LoadOptions& options,
-                                 std::string_view what) {
-  std::filesystem::path file = name_or_file;
-  if (!file.has_extension())
-    for (const auto& root : options.config_roots)
-      if (std::filesystem::exists(root / dir / (name_or_file + std::string(ext)))) {
-        file = root / dir / (name_or_file + std::string(ext));
-        break;
-      }
-  LIGHTSIM_CHECK_AS(InputError, std::filesystem::exists(file),
-                    "no {} '{}' (give a file or a name from configs/{}/)", what, name_or_file, dir);
-  return file;
-}
-
-}  // namespace
-
 DecodeScenario load_scenario(const std::string& name_or_file, const config::LoadOptions& options) {
   return config::load_spec<DecodeScenario>(
-      find_named(name_or_file, "decode", ".yaml", options, "decode scenario"), options);
+      config::find_named(name_or_file, "decode", ".yaml", options, "decode scenario"), options);
 }
 
 model::Transformer load_model(const std::string& name_or_file, const config::LoadOptions& options) {
-  return model::load_hf_config(find_named(name_or_file, "models", ".json", options, "model"));
+  return model::load_hf_config(
+      config::find_named(name_or_file, "models", ".json", options, "model"));
 }
 
 }  // namespace lightsim::decode

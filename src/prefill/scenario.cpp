@@ -3,6 +3,8 @@
 
 #include <filesystem>
 
+#include "lightsim/core/config_files.h"
+
 namespace lightsim::prefill {
 
 void RoutingSpec::describe(config::Schema<RoutingSpec>& s) {
@@ -92,37 +94,20 @@ void StudySeedReference::describe(config::Schema<StudySeedReference>& s) {
   s.field("figures", &StudySeedReference::figures, "the figures").min_items(1);
 }
 
-namespace {
-
-std::filesystem::path find_named(const std::string& name_or_file, std::string_view dir,
-                                 std::string_view ext, const config::LoadOptions& options,
-                                 std::string_view what) {
-  std::filesystem::path file = name_or_file;
-  if (!file.has_extension())
-    for (const auto& root : options.config_roots)
-      if (std::filesystem::exists(root / dir / (name_or_file + std::string(ext)))) {
-        file = root / dir / (name_or_file + std::string(ext));
-        break;
-      }
-  LIGHTSIM_CHECK_AS(InputError, std::filesystem::exists(file),
-                    "no {} '{}' (give a file or a name from configs/{}/)", what, name_or_file, dir);
-  return file;
-}
-
-}  // namespace
-
 ScenarioSpec load_scenario(const std::string& name_or_file, const config::LoadOptions& options) {
   return config::load_spec<ScenarioSpec>(
-      find_named(name_or_file, "scenarios", ".yaml", options, "scenario"), options);
+      config::find_named(name_or_file, "scenarios", ".yaml", options, "scenario"), options);
 }
 
 model::Transformer load_model(const std::string& name_or_file, const config::LoadOptions& options) {
-  return model::load_hf_config(find_named(name_or_file, "models", ".json", options, "model"));
+  return model::load_hf_config(
+      config::find_named(name_or_file, "models", ".json", options, "model"));
 }
 
 StudySeedReference load_study_seed(const config::LoadOptions& options) {
   return config::load_spec<StudySeedReference>(
-      find_named("prefill_study_seed", "references", ".yaml", options, "reference"), options);
+      config::find_named("prefill_study_seed", "references", ".yaml", options, "reference"),
+      options);
 }
 
 }  // namespace lightsim::prefill

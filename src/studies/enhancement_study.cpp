@@ -104,18 +104,17 @@ void add_enhancement_claims(report::StudyResult& r, const EnhancementStudySpec& 
                             const CompensationSeedReference& seed,
                             const std::vector<std::vector<Sums>>& mean, const double proj_mass[3],
                             const std::vector<std::array<double, 2>>& losses) {
-  const std::size_t last = spec.votes.size() - 1;
   std::size_t imax = 0;
   for (std::size_t i = 0; i < spec.votes.size(); ++i)
     if (spec.votes[i] > spec.votes[imax]) imax = i;
   const std::size_t i1 = index_of(spec.votes, 1, 0), iv = index_of(spec.votes, seed.votes, imax);
-  (void)last;
   const Sums& single = mean[0][i1];
   const Sums& voted = mean[0][iv];
   const auto within = [](double a, double b) { return std::abs(a - b) <= 0.05; };
-  const std::string no_source =
-      "The seed's 0.57 -> 0.81 has no traceable source (SPEC section 3): no script or table "
-      "of the PRISM code produces it, so it is printed only for comparison. ";
+  const std::string no_source = fmt::format(
+      "The seed's {} -> {} has no traceable source (SPEC section 3): no script or table of the "
+      "PRISM code produces it, so it is printed only for comparison. ",
+      seed.recall32_single, seed.recall32_voted);
   const std::string truth =
       "Recall@k here is against the exact projected top-k (hardware-only truth, as the seed's "
       "recall); the end-to-end figures are in the voting table. ";

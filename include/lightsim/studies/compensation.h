@@ -28,11 +28,11 @@ namespace lightsim::studies {
 struct CompensationSeedReference {
   static constexpr std::string_view kind = "compensation_seed_reference";
   std::string source;
-  int votes = 0;                     // Monte-Carlo runs per query (50)
-  int weight_bits = 0;               // bits of the voting figure (4)
-  double recall32_single = 0;        // Recall@32 before voting (0.57)
-  double recall32_voted = 0;         // after voting (0.81)
-  double balanced_recall8_gain = 0;  // Recall@8 balanced over single-ended, relative (0.87)
+  int votes = 0;                     // Monte-Carlo runs per query
+  int weight_bits = 0;               // bits of the voting figure
+  double recall32_single = 0;        // Recall@32 before voting
+  double recall32_voted = 0;         // Recall@32 after voting
+  double balanced_recall8_gain = 0;  // Recall@8 balanced over single-ended, relative
   static void describe(config::Schema<CompensationSeedReference>& s);
 };
 
