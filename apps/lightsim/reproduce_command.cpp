@@ -69,7 +69,7 @@ void run_reproduce(const std::filesystem::path& config_file, const GlobalOptions
     for (const report::Claim& c : r.claims) ++counts[static_cast<std::size_t>(c.verdict)];
     totals[0] += r.claims.size();
     for (std::size_t v = 0; v < counts.size(); ++v) totals[v + 1] += counts[v];
-    lines.push_back(fmt::format("  {:<14} {:>7.1f} s {:>7} {:>6} {:>10} {:>9} {:>9}", name, seconds,
+    lines.push_back(fmt::format("  {:<14} {:>7.1f} s {:>7} {:>6} {:>11} {:>9} {:>11}", name, seconds,
                                 r.claims.size(), counts[0], counts[1], counts[2], counts[3]));
     ctx.log().info("reproduce: study {} done in {:.1f} s ({} claims)", name, seconds,
                    r.claims.size());
@@ -87,12 +87,16 @@ void run_reproduce(const std::filesystem::path& config_file, const GlobalOptions
   if (studies.empty())
     std::cout << "lightsim reproduce: no study is registered in this build yet; the seed "
                  "studies arrive with the prism, prefill and studies modules.\n";
-  if (!lines.empty())
-    std::cout << fmt::format("  {:<14} {:>9} {:>7} {:>6} {:>10} {:>9} {:>9}\n", "study", "time",
-                             "claims", "holds", "under cond", "not hold", "not comp");
+  if (!lines.empty()) {
+    // Two header rows, one column per report::Verdict.
+    std::cout << fmt::format("  {:<14} {:>9} {:>7} {:>6} {:>11} {:>9} {:>11}\n", "", "", "", "",
+                             "holds under", "does not", "not");
+    std::cout << fmt::format("  {:<14} {:>9} {:>7} {:>6} {:>11} {:>9} {:>11}\n", "study", "time",
+                             "claims", "holds", "conditions", "hold", "comparable");
+  }
   for (const std::string& line : lines) std::cout << line << "\n";
   if (!lines.empty())
-    std::cout << fmt::format("  {:<14} {:>9} {:>7} {:>6} {:>10} {:>9} {:>9}\n", "all", "",
+    std::cout << fmt::format("  {:<14} {:>9} {:>7} {:>6} {:>11} {:>9} {:>11}\n", "all", "",
                              totals[0], totals[1], totals[2], totals[3], totals[4]);
   std::cout << "lightsim reproduce: results in " << options.out.string() << "/ (run.json)\n";
   std::cout << "lightsim reproduce: report " << report.file.string() << "\n";
