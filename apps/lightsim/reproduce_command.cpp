@@ -69,8 +69,9 @@ void run_reproduce(const std::filesystem::path& config_file, const GlobalOptions
     for (const report::Claim& c : r.claims) ++counts[static_cast<std::size_t>(c.verdict)];
     totals[0] += r.claims.size();
     for (std::size_t v = 0; v < counts.size(); ++v) totals[v + 1] += counts[v];
-    lines.push_back(fmt::format("  {:<14} {:>7.1f} s {:>7} {:>6} {:>11} {:>9} {:>11}", name, seconds,
-                                r.claims.size(), counts[0], counts[1], counts[2], counts[3]));
+    lines.push_back(fmt::format("  {:<14} {:>7.1f} s {:>7} {:>6} {:>11} {:>9} {:>11}", name,
+                                seconds, r.claims.size(), counts[0], counts[1], counts[2],
+                                counts[3]));
     ctx.log().info("reproduce: study {} done in {:.1f} s ({} claims)", name, seconds,
                    r.claims.size());
     progress.advance();
