@@ -8,6 +8,7 @@ namespace lightsim::prefill {
 void register_all(Registry& registry) {
   registry.add_spec<ScenarioSpec>();
   registry.add_spec<StudySeedReference>();
+  registry.add_spec<MeasurementReference>();
 }
 
 }  // namespace lightsim::prefill

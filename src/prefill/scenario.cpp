@@ -94,6 +94,30 @@ void StudySeedReference::describe(config::Schema<StudySeedReference>& s) {
   s.field("figures", &StudySeedReference::figures, "the figures").min_items(1);
 }
 
+void Measurement::describe(config::Schema<Measurement>& s) {
+  s.help("A published measurement of a deployed prefill system, used to validate the model.");
+  s.field("scenario", &Measurement::scenario,
+          "configs/scenarios/ name restating the measured deployment")
+      .required();
+  s.field("plan", &Measurement::plan, "the deployed plan (\"TP=1,CP=1,EP=32,DP=1\")").required();
+  s.field("gpus", &Measurement::gpus, "GPUs of the measured unit")
+      .range(std::int64_t{1}, std::int64_t{1} << 20)
+      .required();
+  s.field("tokens_per_s_per_gpu", &Measurement::tokens_per_s_per_gpu,
+          "measured computed (not cache-hit) prefill tokens/s per GPU")
+      .positive()
+      .required();
+  s.field("source", &Measurement::source, "where the figure is published").required();
+  s.field("text", &Measurement::text, "how the figure is read from the source");
+}
+
+void MeasurementReference::describe(config::Schema<MeasurementReference>& s) {
+  s.help(
+      "Published measurements of deployed prefill systems (not seed figures): the copper "
+      "model is validated against them, never fitted to them.");
+  s.field("measurements", &MeasurementReference::measurements, "the measurements").min_items(1);
+}
+
 ScenarioSpec load_scenario(const std::string& name_or_file, const config::LoadOptions& options) {
   return config::load_spec<ScenarioSpec>(
       config::find_named(name_or_file, "scenarios", ".yaml", options, "scenario"), options);
@@ -108,6 +132,11 @@ StudySeedReference load_study_seed(const config::LoadOptions& options) {
   return config::load_spec<StudySeedReference>(
       config::find_named("prefill_study_seed", "references", ".yaml", options, "reference"),
       options);
+}
+
+MeasurementReference load_measurements(const config::LoadOptions& options) {
+  return config::load_spec<MeasurementReference>(
+      config::find_named("prefill_measured", "references", ".yaml", options, "reference"), options);
 }
 
 }  // namespace lightsim::prefill

@@ -26,6 +26,9 @@ void PrefillStudySpec::describe(config::Schema<PrefillStudySpec>& s) {
   s.field("agreement", &PrefillStudySpec::agreement,
           "relative band around a seed figure within which ours counts as reproducing it")
       .range(0.0, 1.0);
+  s.field("validations", &PrefillStudySpec::validations,
+          "scenarios of configs/references/prefill_measured.yaml to validate the copper model "
+          "against (their published measurement beside our figure; not seed claims)");
 }
 
 std::string claim_id(std::string_view text) {
@@ -169,6 +172,53 @@ void add_charts(report::StudyResult& r) {
   })json"));
 }
 
+// The copper model against published measurements of deployed systems: each measurement's
+// scenario at its GPU count with its deployed plan on the scenario's first fabric.
+void add_validation(report::StudyResult& r, const std::vector<std::string>& scenarios,
+                    const config::LoadOptions& load, Context& ctx) {
+  if (scenarios.empty()) return;
+  const prefill::MeasurementReference ref = prefill::load_measurements(load);
+  Table& t = r.add_table("validation",
+                         "Validation of the copper model against published measurements (not "
+                         "seed claims)",
+                         {{"scenario", ""},
+                          {"fabric", ""},
+                          {"gpus", ""},
+                          {"plan", ""},
+                          {"measured_tokens_per_s_per_gpu", "1/s"},
+                          {"ours_tokens_per_s_per_gpu", "1/s"},
+                          {"error", ""},
+                          {"compute_share", ""},
+                          {"exposed_share", ""},
+                          {"source", ""},
+                          {"note", ""}});
+  for (const std::string& name : scenarios) {
+    ctx.throw_if_cancelled(fmt::format("prefill study (before validation '{}')", name));
+    const auto it = std::find_if(ref.measurements.begin(), ref.measurements.end(),
+                                 [&](const prefill::Measurement& m) { return m.scenario == name; });
+    LIGHTSIM_CHECK_AS(ConfigError, it != ref.measurements.end(),
+                      "prefill_study: validations: '{}' has no measurement in "
+                      "configs/references/prefill_measured.yaml",
+                      name);
+    prefill::ScenarioSpec s = prefill::load_scenario(it->scenario, load);
+    s.gpu_counts = {it->gpus};
+    s.fixed_plans = {it->plan};
+    s.fabrics.resize(1);  // the deployed system's fabric
+    const model::Transformer m = prefill::load_model(s.model, load);
+    fabric::Topology top = fabric::build_topology(fabric::load_fabric(s.fabrics[0], load));
+    top.name = s.fabrics[0];
+    const prefill::ScenarioStudy study = prefill::run_study(s, m, {top});
+    const prefill::Result& b = study.fixed.at(0).per_fabric.at(0);
+    const bool ok = b.feasible;  // an infeasible deployed plan is a result, with its reason
+    t.add_row({name, top.name, it->gpus, it->plan, it->tokens_per_s_per_gpu,
+               ok ? b.tokens_per_s_per_gpu : 0.0,
+               ok ? b.tokens_per_s_per_gpu / it->tokens_per_s_per_gpu - 1 : 0.0,
+               ok ? b.compute_total() / b.latency_s : 0.0,
+               ok ? b.exposed_total() / b.latency_s : 0.0, it->source,
+               ok ? std::string() : "infeasible: " + b.reason});
+  }
+}
+
 }  // namespace
 
 report::StudyResult run_prefill_study(const StudyInput& in, Context& ctx) {
@@ -216,6 +266,7 @@ report::StudyResult run_prefill_study(const StudyInput& in, Context& ctx) {
     judge(claim, c, spec.agreement);
   }
   add_tables(r, all);
+  add_validation(r, spec.validations, plain, ctx);
   add_charts(r);
   return r;
 }

@@ -57,6 +57,23 @@ class SystemStudies(CliTest):
         for key, total in sums.items():
             self.assertAlmostEqual(total, latency[key], delta=1e-9 * latency[key])
         self.assertTrue((out / "prefill_breakdown.csv").exists())
+        # The copper model against DeepSeek's published H800 figure: a table, not a claim,
+        # with the measured figure read from configs/references/prefill_measured.yaml.
+        cols = [c["name"] for c in tables["validation"]["columns"]]
+        (v,) = [dict(zip(cols, row)) for row in tables["validation"]["rows"]]
+        self.assertEqual((v["scenario"], v["gpus"], v["note"]), ("deepseek_h800", 32, ""))
+        self.assertEqual(v["measured_tokens_per_s_per_gpu"], 7800)
+        self.assertGreater(v["ours_tokens_per_s_per_gpu"], 0)
+        self.assertAlmostEqual(v["error"], v["ours_tokens_per_s_per_gpu"] / 7800 - 1, places=9)
+        self.assertAlmostEqual(v["compute_share"] + v["exposed_share"], 1.0, delta=0.05)
+        self.assertNotIn("deepseek", " ".join(c["id"] for c in result["claims"]))
+
+    def test_prefill_validation_unknown_is_config_error(self):
+        r = run("study", "run", "prefill", "--quick", "--out", self.tmp / "v",
+                "--set", "validations=[nowhere]")
+        self.assertExit(r, 2)
+        self.assertIn("nowhere", r.err)
+        self.assertIn("prefill_measured.yaml", r.err)
 
     def test_prism(self):
         _, result, tables = self.run_quick("prism")

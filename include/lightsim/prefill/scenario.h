@@ -73,10 +73,32 @@ struct StudySeedReference {
   static void describe(config::Schema<StudySeedReference>& s);
 };
 
+// A published measurement of a deployed prefill system (not a seed figure): the scenario that
+// restates its deployment, the plan it ran and the measured figure. Our copper model is
+// validated against it (docs/prefill.md, "Validation against measured prefill").
+struct Measurement {
+  static constexpr std::string_view kind = "prefill_measurement";
+  std::string scenario;  // configs/scenarios/ name restating the deployment
+  std::string plan;      // the deployed plan, "TP=1,CP=1,EP=32,DP=1"
+  std::int64_t gpus = 0;
+  double tokens_per_s_per_gpu = 0;  // computed (not cache-hit) prefill tokens/s per GPU
+  std::string source;               // where the figure is published
+  std::string text;                 // how the figure is read from the source
+  static void describe(config::Schema<Measurement>& s);
+};
+
+struct MeasurementReference {
+  static constexpr std::string_view kind = "prefill_measurements";
+  std::vector<Measurement> measurements;
+  static void describe(config::Schema<MeasurementReference>& s);
+};
+
 // Loads configs/scenarios/NAME.yaml (or a file) with the given preset roots.
 ScenarioSpec load_scenario(const std::string& name_or_file, const config::LoadOptions& options);
 // The model of a scenario: configs/models/NAME.json under the preset roots, or a file.
 model::Transformer load_model(const std::string& name_or_file, const config::LoadOptions& options);
 StudySeedReference load_study_seed(const config::LoadOptions& options);
+// configs/references/prefill_measured.yaml under the preset roots.
+MeasurementReference load_measurements(const config::LoadOptions& options);
 
 }  // namespace lightsim::prefill

@@ -20,6 +20,9 @@ struct PrefillStudySpec {
   bool fixed_plans = true;               // run the scenarios' communication-limited plans
   // Relative band around the seed's figure within which ours counts as reproducing it.
   double agreement = 0.1;
+  // Scenarios of configs/references/prefill_measured.yaml whose published measurement is
+  // printed beside our figure for the deployed plan (a validation, not a seed claim).
+  std::vector<std::string> validations{"deepseek_h800"};
   static void describe(config::Schema<PrefillStudySpec>& s);
 };
 
