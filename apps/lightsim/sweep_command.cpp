@@ -33,7 +33,7 @@ void run_sweep_command(const SweepCommandOptions& o, const GlobalOptions& option
   // Everything that can be wrong with the input fails here, before any point runs.
   const std::vector<sweep::Point> points = sweep::expand(spec);
   const auto target = sweep::make_target(spec, o.spec, registry, load);
-  sweep::check_key_paths(target->schema(), sweep::key_paths(spec), o.spec.string());
+  sweep::check_key_paths(target->schema(), sweep::config_key_paths(*target, spec), o.spec.string());
   for (const sweep::Point& p : points) {
     try {
       target->check(p);

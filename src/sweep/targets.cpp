@@ -1,6 +1,9 @@
 // The targets a sweep point can run (include/lightsim/sweep/target.h).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <charconv>
+
 #include "lightsim/core/json.h"
 #include "lightsim/prefill/report.h"
 #include "lightsim/prefill/scenario.h"
@@ -35,11 +38,21 @@ class DocumentTarget : public Target {
   }
 
  protected:
-  // The load options of one point: --set first, then the point's assignments.
+  // The load options of one point: --set first, then the point's assignments to the base
+  // config (the target's own keys are not the base config's).
   config::LoadOptions load_for(const Point& p) const {
     config::LoadOptions o = load_;
-    for (auto& a : p.assignments()) o.assignments.push_back(std::move(a));
+    const std::vector<std::string> own = own_keys();
+    for (std::size_t k = 0; k < p.keys.size(); ++k)
+      if (std::find(own.begin(), own.end(), p.keys[k]) == own.end())
+        o.assignments.push_back(p.keys[k] + "=" + p.values[k]);
     return o;
+  }
+  // The point's value of one of the target's own keys, or `fallback` when it sets none.
+  static std::string own_value(const Point& p, std::string_view key, const std::string& fallback) {
+    for (std::size_t k = 0; k < p.keys.size(); ++k)
+      if (p.keys[k] == key) return p.values[k];
+    return fallback;
   }
   std::filesystem::path file_;
   config::Node document_;
@@ -59,6 +72,14 @@ class PrismCostTarget final : public DocumentTarget {
   }
 };
 
+// Options of one prefill_plan point: the sweep file's fabric/gpus/plan, overridden by the
+// point's own `fabric`, `gpus` and `plan` keys.
+struct PlanOptions {
+  std::string fabric;
+  std::int64_t gpus = 0;  // 0 = the scenario's first gpu_counts entry
+  std::string plan;       // "" = the plan search's best
+};
+
 class PrefillPlanTarget final : public DocumentTarget {
  public:
   PrefillPlanTarget(std::filesystem::path file, const Registry& registry, config::LoadOptions load,
@@ -71,27 +92,30 @@ class PrefillPlanTarget final : public DocumentTarget {
     return DocumentTarget::fingerprint() +
            fmt::format("fabric {} gpus {} plan {}\n", fabric_, gpus_, plan_);
   }
+  std::vector<std::string> own_keys() const override { return {"fabric", "gpus", "plan"}; }
   void check(const Point& p) const override {
-    const prefill::ScenarioSpec s = read(p);
-    if (!plan_.empty()) (void)prefill::parse_plan(plan_, gpus(s));
+    const PlanOptions o = options(p);
+    const prefill::ScenarioSpec s = read(p, o);
+    if (!o.fabric.empty()) (void)fabric::load_fabric(o.fabric, plain_load());
+    if (!o.plan.empty()) (void)prefill::parse_plan(o.plan, gpus(s, o));
   }
   Json run(const Point& p, Context&) const override {
-    const prefill::ScenarioSpec s = read(p);
+    const PlanOptions o = options(p);
+    const prefill::ScenarioSpec s = read(p, o);
     // The model and the fabric are other top-level files: assignments are not theirs.
-    config::LoadOptions load = load_;
-    load.assignments.clear();
+    const config::LoadOptions load = plain_load();
     const model::Transformer m = prefill::load_model(s.model, load);
-    const std::string fabric_name = fabric_.empty() ? s.fabrics.front() : fabric_;
+    const std::string fabric_name = o.fabric.empty() ? s.fabrics.front() : o.fabric;
     fabric::Topology t = fabric::build_topology(fabric::load_fabric(fabric_name, load));
     t.name = fabric_name;
-    const std::int64_t n = gpus(s);
+    const std::int64_t n = gpus(s, o);
     const prefill::Evaluator ev(s, m, t, n);
     Json j;
-    if (plan_.empty()) {
+    if (o.plan.empty()) {
       j = prefill::search_json(prefill::search(ev, n), t);
       j.erase("seconds");  // wall time: not a result, and not reproducible
     } else {
-      j = prefill::result_json(ev.evaluate(prefill::parse_plan(plan_, n)), t);
+      j = prefill::result_json(ev.evaluate(prefill::parse_plan(o.plan, n)), t);
     }
     j["fabric"] = fabric_name;
     j["gpus"] = n;
@@ -99,18 +123,38 @@ class PrefillPlanTarget final : public DocumentTarget {
   }
 
  private:
-  prefill::ScenarioSpec read(const Point& p) const {
+  config::LoadOptions plain_load() const {
+    config::LoadOptions load = load_;
+    load.assignments.clear();
+    return load;
+  }
+  PlanOptions options(const Point& p) const {
+    PlanOptions o{own_value(p, "fabric", fabric_), gpus_, own_value(p, "plan", plan_)};
+    const std::string gpus = own_value(p, "gpus", "");
+    if (!gpus.empty()) {
+      std::int64_t n = 0;
+      const auto [end, ec] = std::from_chars(gpus.data(), gpus.data() + gpus.size(), n);
+      LIGHTSIM_CHECK_AS(ConfigError,
+                        ec == std::errc() && end == gpus.data() + gpus.size() && n >= 1 &&
+                            n <= (std::int64_t{1} << 20),
+                        "{}: point {}: gpus: expected an integer in [1, 2^20], got '{}'",
+                        file_.string(), p.index, gpus);
+      o.gpus = n;
+    }
+    return o;
+  }
+  prefill::ScenarioSpec read(const Point& p, const PlanOptions& o) const {
     prefill::ScenarioSpec s = config::read_spec<prefill::ScenarioSpec>(document_, load_for(p));
-    LIGHTSIM_CHECK_AS(ConfigError, !fabric_.empty() || !s.fabrics.empty(),
+    LIGHTSIM_CHECK_AS(ConfigError, !o.fabric.empty() || !s.fabrics.empty(),
                       "{}: point {}: the scenario lists no fabrics and the sweep gives none",
                       file_.string(), p.index);
-    LIGHTSIM_CHECK_AS(ConfigError, gpus_ > 0 || !s.gpu_counts.empty(),
+    LIGHTSIM_CHECK_AS(ConfigError, o.gpus > 0 || !s.gpu_counts.empty(),
                       "{}: point {}: the scenario lists no gpu_counts and the sweep gives no gpus",
                       file_.string(), p.index);
     return s;
   }
-  std::int64_t gpus(const prefill::ScenarioSpec& s) const {
-    return gpus_ > 0 ? gpus_ : s.gpu_counts.front();
+  static std::int64_t gpus(const prefill::ScenarioSpec& s, const PlanOptions& o) {
+    return o.gpus > 0 ? o.gpus : s.gpu_counts.front();
   }
   std::string fabric_;
   std::int64_t gpus_;
@@ -161,6 +205,14 @@ std::filesystem::path resolve_config(const std::string& config,
   }
   LIGHTSIM_THROW(InputError, "sweep base config '{}': no {}/{}.yaml under the config roots", config,
                  preset_dir, config);
+}
+
+std::vector<std::string> config_key_paths(const Target& target, const SweepSpec& spec) {
+  const std::vector<std::string> own = target.own_keys();
+  std::vector<std::string> out;
+  for (auto& k : key_paths(spec))
+    if (std::find(own.begin(), own.end(), k) == own.end()) out.push_back(std::move(k));
+  return out;
 }
 
 std::unique_ptr<Target> make_target(const SweepSpec& spec, const std::filesystem::path& spec_file,

@@ -180,6 +180,42 @@ class SweepInput(CliTest):
         r = run("sweep", spec, "--out", self.tmp, "-q", "--resume", "--seed", "9")
         self.assertInputError(r, "cannot resume", "seed")
 
+    def test_prefill_plan_points_set_fabric_gpus_and_plan(self):
+        spec = self.write("p.yaml", """schema_version: 1
+kind: sweep
+name: plans
+target: prefill_plan
+config: seed_8k
+gpus: 72
+points:
+  - {plan: "TP=4,EP=72", fabric: seed_copper_1152}
+  - {plan: "TP=4,EP=72", fabric: photonic_4x_1152}
+  - {plan: "TP=4,EP=144", fabric: photonic_4x_1152, gpus: 144}
+  - {fabric: photonic_4x_1152}
+""")
+        r = run("sweep", spec, "--out", self.tmp / "out", "-q", timeout=300)
+        self.assertExit(r, 0)
+        records = [json.loads(x) for x in lines(self.tmp / "out" / "plans.jsonl")[1:]]
+        self.assertEqual([(x["result"]["fabric"], x["result"]["gpus"]) for x in records],
+                         [("seed_copper_1152", 72), ("photonic_4x_1152", 72),
+                          ("photonic_4x_1152", 144), ("photonic_4x_1152", 72)])
+        self.assertTrue(all(x["result"].get("feasible", True) for x in records[:3]), records)
+        self.assertIn("best", records[3]["result"])  # no plan: the search's best
+        # The same plan is faster (or equal) on the fabric with 4x the bandwidth.
+        self.assertLessEqual(records[1]["result"]["latency_s"], records[0]["result"]["latency_s"])
+        bad = self.write("b.yaml", """schema_version: 1
+kind: sweep
+name: bad
+target: prefill_plan
+config: seed_8k
+points:
+  - {gpus: 72}
+  - {gpus: "-3"}
+""")
+        r = run("sweep", bad, "--out", self.tmp / "bad")
+        self.assertInputError(r, "point 1", "gpus", "-3")
+        self.assertFalse((self.tmp / "bad" / "bad.jsonl").exists())
+
     def test_shipped_sweeps_run(self):
         for spec in sorted((Path(__file__).resolve().parents[2] / "configs" / "sweeps")
                            .glob("*.yaml")):

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "lightsim/core/config.h"
 #include "lightsim/core/context.h"
@@ -33,7 +34,13 @@ class Target {
   virtual void check(const Point& point) const = 0;
   // Runs one point. Called concurrently from pool threads: must not touch shared state.
   virtual Json run(const Point& point, Context& ctx) const = 0;
+  // Keys a point may set that are the target's own options, not key paths of the base config
+  // (prefill_plan: fabric, gpus, plan). A point's value wins over the sweep file's.
+  virtual std::vector<std::string> own_keys() const { return {}; }
 };
+
+// The key paths of a sweep that address the target's base config (its own keys removed).
+std::vector<std::string> config_key_paths(const Target& target, const SweepSpec& spec);
 
 // The target the spec names. `spec_file` locates relative `config:` paths; `load` holds the
 // preset roots and --set assignments (applied to the base config, before the point's own).
