@@ -21,12 +21,13 @@ void add_power(report::StudyResult& r, const EnergyStudySpec& spec, const config
                           {"power_full_rate", "W"},
                           {"power_at_query_rate", "W"}});
   const double rate = spec.query_rate.si();
-  double full[2] = {0, 0}, at_rate[2] = {0, 0};
+  double full[2] = {0, 0}, at_rate[2] = {0, 0}, fixed[2] = {0, 0};
   const std::string names[2] = {spec.tfln_preset, spec.soi_preset};
   for (int i = 0; i < 2; ++i) {
     const prism::CostReport c = prism::cost(prism::load_accelerator(names[i], load));
     full[i] = full_rate_power(c);
     at_rate[i] = c.static_power_total + c.dynamic_energy * rate;
+    fixed[i] = c.static_power_total;
     t.add_row({names[i], c.static_power_total, c.tec_power, c.dynamic_energy * kNano, c.system_qps,
                full[i], at_rate[i]});
   }
@@ -37,10 +38,11 @@ void add_power(report::StudyResult& r, const EnergyStudySpec& spec, const config
                  fmt::format("power at full rate (every per-query energy x the system query "
                              "rate, the prism study's figure): {} {:.4g} W, {} {:.4g} W; at the "
                              "stated {:.3g} queries/s (static + dynamic x rate): {:.4g} W vs "
-                             "{:.4g} W, ratio {:.3g}. SOI's static heater power dominates; "
-                             "docs/studies.md \"energy\"",
+                             "{:.4g} W, ratio {:.3g}; the ratio rises as the rate falls, to the "
+                             "static-power ratio {:.3g} at zero rate (SOI's static power: its "
+                             "heaters and the TEC pumping their heat); docs/studies.md \"energy\"",
                              names[1], full[1], names[0], full[0], rate, at_rate[1], at_rate[0],
-                             at_rate[1] / at_rate[0]));
+                             at_rate[1] / at_rate[0], fixed[1] / fixed[0]));
 }
 
 void add_claims(report::StudyResult& r, const Run& run, const EnergyStudySpec& spec,
