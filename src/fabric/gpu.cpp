@@ -37,6 +37,9 @@ void GpuSpec::describe(config::Schema<GpuSpec>& s) {
   s.field("idle_power", &GpuSpec::idle_power,
           "board power idle with clocks and memory up; unset: unknown")
       .positive();
+  s.field("hbm_energy_per_byte", &GpuSpec::hbm_energy_per_byte,
+          "energy to read one byte from HBM (cite the source in the file); unset: unknown")
+      .positive();
   s.rule([](const GpuSpec& g) -> std::optional<std::string> {
     if (g.tdp && g.idle_power && g.idle_power->si() >= g.tdp->si())
       return "'idle_power' must be below 'tdp'";

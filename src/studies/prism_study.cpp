@@ -29,6 +29,10 @@ void PrismStudySpec::describe(config::Schema<PrismStudySpec>& s) {
       .range(0.0, 1.0);
 }
 
+double full_rate_power(const prism::CostReport& r) {
+  return r.total_energy * r.system_qps;
+}
+
 namespace {
 
 constexpr double kPico = 1e12, kNano = 1e9;
@@ -38,11 +42,6 @@ struct Costed {
   prism::AcceleratorSpec spec;
   prism::CostReport cost;
 };
-
-// Full-rate power: every per-query energy (static shares included) x the system query rate.
-double full_rate_power(const prism::CostReport& r) {
-  return r.total_energy * r.system_qps;
-}
 
 // The two largest energy components as "name x pJ, name y pJ".
 std::string largest(const prism::CostReport& r, bool dynamic_only) {

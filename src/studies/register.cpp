@@ -4,6 +4,7 @@
 #include "lightsim/studies/compensation.h"
 #include "lightsim/studies/context.h"
 #include "lightsim/studies/decode.h"
+#include "lightsim/studies/energy.h"
 #include "lightsim/studies/impairments.h"
 #include "lightsim/studies/needle.h"
 #include "lightsim/studies/study.h"
@@ -51,6 +52,11 @@ void register_all(Registry& registry) {
   add_study_spec<ThermalStudySpec>(registry);
   studies.add("thermal", "Prism thermal run: drift, TEC action, recalibrations, weight error",
               run_thermal_study);
+  registry.add_spec<EnergyFaissSpec>();
+  registry.add_spec<EnergySeedReference>();
+  add_study_spec<EnergyStudySpec>(registry);
+  studies.add("energy", "energy and latency per query: Prism vs GPU scan, FAISS, LPDDR5 (SPEC 1.6)",
+              run_energy_study);
 }
 
 }  // namespace lightsim::studies

@@ -34,6 +34,9 @@ struct GpuSpec {
   // power and the power drawn idle with memory and clocks up. Unset: not modelled.
   std::optional<Power> tdp;
   std::optional<Power> idle_power;
+  // Energy to read one byte from HBM (DRAM core + TSVs + PHY; the energy study,
+  // docs/studies.md "energy"). Unset: not modelled.
+  std::optional<EnergyPerByte> hbm_energy_per_byte;
 
   static void describe(config::Schema<GpuSpec>& s);
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lightsim/core/config.h"
+#include "lightsim/prism/cost.h"
 #include "lightsim/studies/study.h"
 
 namespace lightsim::studies {
@@ -46,6 +47,10 @@ struct ThermalStudySpec {
   std::int64_t max_rows = 2000;  // trace rows kept in the result (decimated evenly)
   static void describe(config::Schema<ThermalStudySpec>& s);
 };
+
+// Total system power at full rate: every per-query energy (static shares included) x the
+// system query rate (the prism and energy studies' TFLN vs SOI figure).
+double full_rate_power(const prism::CostReport& r);
 
 report::StudyResult run_prefill_study(const StudyInput& in, Context& ctx);
 report::StudyResult run_prism_study(const StudyInput& in, Context& ctx);

@@ -1,0 +1,229 @@
+// The energy study's specs and models (energy.h): memory reads, summary bytes, FAISS bytes
+// touched on a real IVF-PQ index, and Prism at a context through the cost model.
+#include <faiss/IndexFlat.h>
+#include <faiss/IndexIVFPQ.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "lightsim/core/error.h"
+#include "lightsim/studies/energy.h"
+
+namespace lightsim::studies {
+
+void EnergyFaissSpec::describe(config::Schema<EnergyFaissSpec>& s) {
+  s.help("FAISS IVF-PQ over the block mean keys of one KV head (the energy study's ANN baseline).");
+  s.field("nlist", &EnergyFaissSpec::nlist,
+          "inverted lists (0 = ceil(sqrt(vectors)); at most the vectors indexed)")
+      .range(0, 1 << 20);
+  s.field("pq_m", &EnergyFaissSpec::pq_m, "PQ sub-quantizers; must divide the head dim")
+      .range(1, 1024);
+  s.field("pq_nbits", &EnergyFaissSpec::pq_nbits,
+          "bits per PQ code (lowered to floor(log2(vectors)) when fewer vectors than 2^bits)")
+      .range(1, 16);
+  s.field("nprobe", &EnergyFaissSpec::nprobe, "lists scanned per query (at most nlist)")
+      .range(1, 1 << 20);
+}
+
+void EnergyStudySpec::describe(config::Schema<EnergyStudySpec>& s) {
+  s.help(
+      "Study `energy` (SPEC 1.1, 1.6): energy and latency per block-selection query (one KV "
+      "head, one decode step) for Prism, a GPU scan of block summaries, FAISS IVF-PQ and an "
+      "LPDDR5 read, across contexts; the crossover; TFLN vs SOI power (docs/studies.md).");
+  s.field("contexts", &EnergyStudySpec::contexts, "context lengths in tokens")
+      .range(1024, 1 << 24)
+      .min_items(1);
+  s.field("block_tokens", &EnergyStudySpec::block_tokens, "tokens per KV block").range(16, 65536);
+  s.field("accelerators", &EnergyStudySpec::accelerators,
+          "Prism accelerators (configs/accelerators/ names or files) in order of preference: a "
+          "context uses the first whose logical rows hold its blocks")
+      .min_items(1);
+  s.field("tfln_preset", &EnergyStudySpec::tfln_preset,
+          "the TFLN accelerator of the TFLN vs SOI power comparison (as in the prism study)");
+  s.field("soi_preset", &EnergyStudySpec::soi_preset, "the SOI accelerator of that comparison");
+  s.field("query_rate", &EnergyStudySpec::query_rate,
+          "query rate (queries per second, as Hz) of the power at a stated rate")
+      .positive();
+  s.field("gpus", &EnergyStudySpec::gpus,
+          "GPUs (configs/gpus/ names or files); each needs hbm_energy_per_byte")
+      .min_items(1);
+  s.field("chart_gpu", &EnergyStudySpec::chart_gpu, "the GPU (one of gpus) drawn in the chart");
+  s.field("summary_dims", &EnergyStudySpec::summary_dims,
+          "summary dimensions scanned (128 = head dim, 32 = projected)")
+      .range(1, 65536)
+      .min_items(1);
+  s.field("bytes_per_element", &EnergyStudySpec::bytes_per_element,
+          "bytes per summary element (2 = bf16)")
+      .range(0.125, 8.0);
+  s.field("launch_floor", &EnergyStudySpec::launch_floor,
+          "fixed latency per scan: kernel launch and synchronization (an assumption)")
+      .range("0 s", "1 ms");
+  s.field("lpddr_energy_per_byte", &EnergyStudySpec::lpddr_energy_per_byte,
+          "LPDDR5 read energy of the ICMS-style estimate")
+      .required()
+      .positive();
+  s.field("lpddr_bandwidth", &EnergyStudySpec::lpddr_bandwidth,
+          "LPDDR5 bandwidth of the ICMS-style estimate")
+      .required()
+      .positive();
+  s.field("lpddr_source", &EnergyStudySpec::lpddr_source, "where the two LPDDR5 figures come from")
+      .required();
+  s.field("faiss", &EnergyStudySpec::faiss, "the FAISS IVF-PQ baseline");
+  s.field("faiss_max_context", &EnergyStudySpec::faiss_max_context,
+          "largest context (tokens) whose FAISS index is built: the synthetic cache of one KV "
+          "head takes 1 KiB per token of memory")
+      .range(1024, 1 << 24);
+  s.field("workload", &EnergyStudySpec::workload,
+          "synthetic KV cache (kv_synthetic) of one KV head; `tokens` is replaced by each "
+          "context");
+  s.field("query_steps", &EnergyStudySpec::query_steps,
+          "decode steps whose queries (every query head of the group) probe the FAISS index")
+      .range(1, 1024);
+  s.field("agreement", &EnergyStudySpec::agreement,
+          "relative band around an exact seed figure within which ours holds")
+      .range(0.0, 10.0);
+  s.field("approx_agreement", &EnergyStudySpec::approx_agreement,
+          "relative band around a seed figure printed with '~'")
+      .range(0.0, 10.0);
+  s.rule([](const EnergyStudySpec& e) -> std::optional<std::string> {
+    if (std::find(e.gpus.begin(), e.gpus.end(), e.chart_gpu) == e.gpus.end())
+      return fmt::format("chart_gpu '{}' is not among gpus", e.chart_gpu);
+    return std::nullopt;
+  });
+}
+
+void EnergySeedReference::describe(config::Schema<EnergySeedReference>& s) {
+  s.help("The seed's energy per query table (SPEC 1.6) and problem figures (SPEC 1.1).");
+  s.field("source", &EnergySeedReference::source, "where the figures come from");
+  s.field("context", &EnergySeedReference::context, "context (tokens) the table refers to").min(1);
+  s.field("photonic_dynamic", &EnergySeedReference::photonic_dynamic, "photonic, dynamic")
+      .required()
+      .positive();
+  s.field("photonic_with_tec", &EnergySeedReference::photonic_with_tec, "photonic, with TEC")
+      .required()
+      .positive();
+  s.field("gpu_scan_128", &EnergySeedReference::gpu_scan_128, "GPU full scan, 128-dim")
+      .required()
+      .positive();
+  s.field("gpu_scan_32", &EnergySeedReference::gpu_scan_32, "GPU full scan, 32-dim")
+      .required()
+      .positive();
+  s.field("faiss_ivfpq", &EnergySeedReference::faiss_ivfpq, "GPU ANN (FAISS IVF-PQ), '~'")
+      .required()
+      .positive();
+  s.field("icms_lpddr5", &EnergySeedReference::icms_lpddr5, "ICMS (LPDDR5 estimate), '~'")
+      .required()
+      .positive();
+  s.field("gpu_scan_latency", &EnergySeedReference::gpu_scan_latency,
+          "full scan latency at `context` on H100 ('order of')")
+      .required()
+      .positive();
+  s.field("soi_power_ratio", &EnergySeedReference::soi_power_ratio,
+          "total system power of SOI over TFLN")
+      .required()
+      .positive();
+}
+
+MemoryRead memory_read(double bytes, double energy_per_byte, double bandwidth, double floor) {
+  LIGHTSIM_CHECK(bandwidth > 0, "memory_read: bandwidth must be positive");
+  return {bytes, bytes * energy_per_byte, floor + bytes / bandwidth};
+}
+
+double summary_bytes(std::int64_t blocks, int summaries, std::int64_t dims,
+                     double bytes_per_element) {
+  return static_cast<double>(blocks) * summaries * static_cast<double>(dims) * bytes_per_element;
+}
+
+namespace {
+
+using FaissIdx = faiss::Index::idx_t;
+
+// FAISS runs on the calling thread only (see src/kv/faiss_scorer.cpp for why); restored after.
+class OneOmpThread {
+ public:
+  OneOmpThread() : saved_(omp_get_max_threads()) { omp_set_num_threads(1); }
+  ~OneOmpThread() { omp_set_num_threads(saved_); }
+  OneOmpThread(const OneOmpThread&) = delete;
+  OneOmpThread& operator=(const OneOmpThread&) = delete;
+
+ private:
+  int saved_;
+};
+
+}  // namespace
+
+FaissTouch faiss_bytes_touched(const float* vectors, std::size_t n, std::size_t dim,
+                               const float* queries, std::size_t nq, const EnergyFaissSpec& spec,
+                               std::uint64_t seed) {
+  LIGHTSIM_CHECK_AS(ConfigError, spec.pq_m > 0 && dim % static_cast<std::size_t>(spec.pq_m) == 0,
+                    "faiss.pq_m = {} must divide the head dim {}", spec.pq_m, dim);
+  LIGHTSIM_CHECK_AS(InputError, n >= 2 && nq >= 1,
+                    "faiss: need at least 2 vectors and 1 query (got {} and {})", n, nq);
+  FaissTouch t;
+  const auto floor_log2 = static_cast<std::size_t>(std::floor(std::log2(static_cast<double>(n))));
+  t.pq_nbits = std::min(static_cast<std::size_t>(spec.pq_nbits), floor_log2);
+  t.pq_m = static_cast<std::size_t>(spec.pq_m);
+  const auto auto_nlist = static_cast<std::size_t>(std::ceil(std::sqrt(static_cast<double>(n))));
+  t.nlist = std::min(n, spec.nlist > 0 ? static_cast<std::size_t>(spec.nlist) : auto_nlist);
+  t.nprobe = std::min(t.nlist, static_cast<std::size_t>(spec.nprobe));
+
+  const OneOmpThread one_thread;
+  const auto d = static_cast<FaissIdx>(dim);
+  faiss::IndexFlatIP quantizer(d);
+  faiss::IndexIVFPQ index(&quantizer, d, t.nlist, t.pq_m, t.pq_nbits, faiss::METRIC_INNER_PRODUCT);
+  index.verbose = false;
+  index.cp.seed = static_cast<int>(seed & 0x7fffffff);
+  index.pq.cp.seed = index.cp.seed + 1;
+  // No under-training warnings on stderr: n >= every k-means' centroids by construction.
+  index.cp.min_points_per_centroid = 1;
+  index.pq.cp.min_points_per_centroid = 1;
+  index.train(static_cast<FaissIdx>(n), vectors);
+  index.add(static_cast<FaissIdx>(n), vectors);
+
+  std::vector<float> distances(t.nprobe);
+  std::vector<FaissIdx> lists(t.nprobe);
+  double codes = 0;
+  for (std::size_t q = 0; q < nq; ++q) {
+    quantizer.search(1, queries + q * dim, static_cast<FaissIdx>(t.nprobe), distances.data(),
+                     lists.data());
+    for (const FaissIdx l : lists)
+      if (l >= 0)
+        codes += static_cast<double>(index.invlists->list_size(static_cast<std::size_t>(l))) *
+                 static_cast<double>(index.code_size);
+  }
+  t.codes = codes / static_cast<double>(nq);
+  t.centroids = static_cast<double>(t.nlist * dim) * sizeof(float);
+  t.codebook = static_cast<double>(index.pq.ksub * dim) * sizeof(float);
+  return t;
+}
+
+PrismAtContext prism_at(std::int64_t blocks,
+                        const std::vector<std::pair<std::string, prism::AcceleratorSpec>>& accels) {
+  PrismAtContext p;
+  std::string largest;
+  int largest_rows = 0;
+  for (const auto& [name, spec] : accels) {
+    const int capacity = prism::scored_rows(spec);
+    if (capacity > largest_rows) {
+      largest_rows = capacity;
+      largest = name;
+    }
+    if (blocks > capacity) continue;
+    prism::AcceleratorSpec a = spec;
+    a.logical_rows = static_cast<int>(blocks);
+    a.selection.top_k = std::min<int>(a.selection.top_k, static_cast<int>(blocks));
+    a.selection.rerank_k = std::min<int>(a.selection.rerank_k, static_cast<int>(blocks));
+    p.fits = true;
+    p.accelerator = name;
+    p.cost = prism::cost(a);
+    return p;
+  }
+  p.reason = fmt::format(
+      "{} blocks exceed every configured accelerator (largest: {} with {} logical rows); "
+      "add a preset with more rows, passes or chips",
+      blocks, largest, largest_rows);
+  return p;
+}
+
+}  // namespace lightsim::studies
