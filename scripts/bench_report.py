@@ -121,7 +121,7 @@ def fmt_rate(x):
 
 def render_module(module, rows, targets):
     lines = [f"### {module}", "",
-             "| Benchmark | CPU time | Wall time | Items/s (CPU) | Target | Set by | Verdict |",
+             "| Benchmark | CPU time | Wall time | Items/s (CPU; wall for `/real_time`) | Target | Set by | Verdict |",
              "|---|---|---|---|---|---|---|"]
     for row in rows:
         t = find_target(row["name"], targets)
@@ -247,6 +247,7 @@ def main(argv=None):
     p.add_argument("--timeout", type=float, default=900, help="seconds per program")
     p.add_argument("--from-json", help="render from DIR/bench_<module>.json instead of running")
     p.add_argument("--save-json", help="also save each program's JSON into this directory")
+    p.add_argument("--commit", help="with --from-json: the commit the saved runs were built from")
     a = p.parse_args(argv)
 
     try:
@@ -290,6 +291,7 @@ def main(argv=None):
         machine["load average"] = (f"{loads[0][0]:.1f} (first program), {loads[-1][0]:.1f} (last)"
                                    if loads else "-")
         machine["duration"] = "-"
+        machine["commit"] = a.commit or machine["commit"] + " (rendering; the runs may be older)"
     else:
         load_end = os.getloadavg()
         machine["date"] = datetime.datetime.fromtimestamp(
