@@ -69,7 +69,7 @@ struct EvalReport {
 bool needle_hit(const NeedleSpan& needle, const BlockLayout& layout, std::span<const char> mask);
 
 // The union of the blocks the KV heads of one layer selected at one decode step (a layer's
-// heads share the fetched K/V; docs/metrics.md "union"): sets mask (resized to
+// heads share the fetched K/V; docs/metrics.md, union_fetched_fraction): sets mask (resized to
 // layout.blocks()) to 1 for every block in any of `selections` and 0 elsewhere, and returns the
 // fetched fraction (resident tokens + the tokens of those blocks) / layout.tokens().
 double union_of_heads(const BlockLayout& layout,
