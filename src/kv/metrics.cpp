@@ -24,6 +24,24 @@ Estimate estimate(const std::vector<double>& samples) {
   return e;
 }
 
+bool needle_hit(const NeedleSpan& n, const BlockLayout& layout, std::span<const char> mask) {
+  for (std::size_t t = n.begin; t < n.end; ++t)
+    if (!layout.resident(t) && !mask[t / layout.block_tokens()]) return false;
+  return true;
+}
+
+double union_of_heads(const BlockLayout& layout,
+                      std::span<const std::span<const std::size_t>> selections,
+                      std::vector<char>& mask) {
+  mask.assign(layout.blocks(), 0);
+  for (const auto& selection : selections)
+    for (std::size_t b : selection) mask[b] = 1;
+  double fetched = static_cast<double>(layout.resident_tokens());
+  for (std::size_t b = 0; b < layout.blocks(); ++b)
+    if (mask[b]) fetched += static_cast<double>(layout.fetch_tokens(b));
+  return fetched / static_cast<double>(layout.tokens());
+}
+
 namespace {
 
 struct Samples {
@@ -55,12 +73,6 @@ void sparse_output(const HeadView& head, const BlockLayout& layout, std::span<co
         std::min(layout.end(b), layout.recent_begin()));
   if (z > 0)
     for (auto& o : out) o /= z;
-}
-
-bool needle_hit(const NeedleSpan& n, const BlockLayout& layout, const std::vector<char>& mask) {
-  for (std::size_t t = n.begin; t < n.end; ++t)
-    if (!layout.resident(t) && !mask[t / layout.block_tokens()]) return false;
-  return true;
 }
 
 double rel_l2(const std::vector<double>& a, const std::vector<double>& b) {
@@ -217,16 +229,13 @@ EvalReport evaluate(const KvCache& cache, const std::vector<EvalSetup>& setups,
       }
       // Union over the KV heads of each layer.
       std::vector<double> union_hit, union_fetched;
-      std::vector<char> mask(layout.blocks());
+      std::vector<char> mask;
+      std::vector<std::span<const std::size_t>> selections(g.kv_heads);
       for (std::size_t layer = 0; layer < g.layers; ++layer)
         for (std::size_t step = 0; step < g.steps; ++step) {
-          std::fill(mask.begin(), mask.end(), 0);
           for (std::size_t h = 0; h < g.kv_heads; ++h)
-            for (std::size_t b : results[layer * g.kv_heads + h].selected[i][ki][step]) mask[b] = 1;
-          double fetched = static_cast<double>(layout.resident_tokens());
-          for (std::size_t b = 0; b < layout.blocks(); ++b)
-            if (mask[b]) fetched += static_cast<double>(layout.fetch_tokens(b));
-          union_fetched.push_back(fetched / static_cast<double>(g.tokens));
+            selections[h] = results[layer * g.kv_heads + h].selected[i][ki][step];
+          union_fetched.push_back(union_of_heads(layout, selections, mask));
           for (const auto& n : cache.needles) union_hit.push_back(needle_hit(n, layout, mask));
         }
       m.recall = estimate(all.recall);

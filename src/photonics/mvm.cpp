@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstring>
+#include <map>
 #include <numbers>
 
 #include "lightsim/core/error.h"
@@ -63,7 +64,7 @@ void ImpairmentSpec::describe(config::Schema<ImpairmentSpec>& s) {
 }
 
 MvmKernel::MvmKernel(const DeviceSpec& device, const ImpairmentSpec& impairments,
-                     std::span<const float> weights)
+                     std::span<const float> weights, bool ideal_state)
     : imp_(impairments),
       programmer_(device),
       detection_(
@@ -142,12 +143,22 @@ MvmKernel::MvmKernel(const DeviceSpec& device, const ImpairmentSpec& impairments
                   static_cast<float>(ring_p_), static_cast<float>(ring_q_),
                   static_cast<float>(ring_r_)};
 
+  // Target detunings, DAC-independent: one bisection per distinct requested weight (banks
+  // hold quantized weights, so a few dozen values), reused by every set_state.
+  target_.resize(n);
+  std::map<float, double> targets;
+  for (std::size_t i = 0; i < n; ++i) {
+    auto [it, fresh] = targets.try_emplace(requested_[i], 0.0);
+    if (fresh) it->second = programmer_.target_detuning(requested_[i]);
+    target_[i] = it->second;
+  }
   // Ideal state: programmed detunings with an ideal DAC (or exact targets).
   const DacInstance ideal = DacInstance::ideal(dac_spec_);
   for (std::size_t i = 0; i < n; ++i) {
-    const ProgrammedWeight p = programmer_.program(requested_[i], ideal);
+    const ProgrammedWeight p = programmer_.program_to(requested_[i], target_[i], ideal);
     programmed_[i] = imp_.quantization ? p.detuning : p.target_detuning;
   }
+  if (!ideal_state) return;
   compute_heat();
   compute_static();
 }
@@ -160,13 +171,10 @@ void MvmKernel::set_state(std::uint64_t seed, std::uint64_t trial) {
     const DacInstance chip = DacInstance::sample(dac_spec_, stream);
     DacInstance dac = chip;
     for (std::size_t i = 0; i < n; ++i) {
-      const DacInstance own =
-          DacInstance::sample(DacSpec{dac_spec_.bits, 0.0, 0.0, dac_spec_.gain_error,
-                                      dac_spec_.calibrated, dac_spec_.calibration_residual},
-                              stream);
+      const DacInstance::Gain own = DacInstance::sample_gain(dac_spec_, stream);
       dac.gain = own.gain;
       dac.calibrated_gain = own.calibrated_gain;
-      const ProgrammedWeight p = programmer_.program(requested_[i], dac);
+      const ProgrammedWeight p = programmer_.program_to(requested_[i], target_[i], dac);
       programmed_[i] = imp_.quantization ? p.detuning : p.target_detuning;
     }
   }

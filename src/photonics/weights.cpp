@@ -45,6 +45,18 @@ DacInstance DacInstance::sample(const DacSpec& spec, RandomStream& stream) {
   return d;
 }
 
+DacInstance::Gain DacInstance::sample_gain(const DacSpec& spec, RandomStream& stream) {
+  // The first draws of sample(), in its order.
+  Gain out;
+  out.gain = 1.0 + spec.gain_error * (2.0 * stream.uniform() - 1.0);
+  out.calibrated_gain =
+      spec.calibrated ? out.gain + spec.calibration_residual * (2.0 * stream.uniform() - 1.0) : 1.0;
+  // Then one double uniform per code: 2 words each from an even position (core/rng.h).
+  const std::uint64_t codes = std::uint64_t{1} << spec.bits;
+  stream.seek((stream.position() + 1) / 2 * 2 + 2 * codes);
+  return out;
+}
+
 WeightProgrammer::WeightProgrammer(const DeviceSpec& device)
     : ring_(ring_of(device)), tuning_(device.tuning), slope_(tuning_slope(device.tuning)) {
   // Rest point: the design puts the resonance so that the control range is centred on the
@@ -70,12 +82,21 @@ WeightProgrammer::WeightProgrammer(const DeviceSpec& device)
   lsb_ = (c_max_ - c_min_) / (codes_ - 1);
 }
 
+double WeightProgrammer::target_detuning(double w) const {
+  return *ring_.detuning_for_weight(std::clamp(w, ring_.weight_min(), ring_.weight_max()));
+}
+
 ProgrammedWeight WeightProgrammer::program(double w, const DacInstance& dac, double delta_t) const {
+  return program_to(w, target_detuning(w), dac, delta_t);
+}
+
+ProgrammedWeight WeightProgrammer::program_to(double w, double target, const DacInstance& dac,
+                                              double delta_t) const {
   ProgrammedWeight p;
   p.requested = w;
   const double w_lo = ring_.weight_min(), w_hi = ring_.weight_max();
   p.out_of_range = !(w >= w_lo && w <= w_hi);
-  p.target_detuning = *ring_.detuning_for_weight(std::clamp(w, w_lo, w_hi));
+  p.target_detuning = target;
   const double target_control = (p.target_detuning - rest_) / slope_;
   // The calibration table divides out the gain it measured (1 when uncalibrated).
   const double ideal_code = (target_control / dac.calibrated_gain - c_min_) / lsb_;

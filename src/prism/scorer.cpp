@@ -56,10 +56,9 @@ class PrismScorer final : public kv::Scorer {
     half_row_sum_.resize(bank_.row_sum.size());
     for (std::size_t b = 0; b < half_row_sum_.size(); ++b)
       half_row_sum_[b] = static_cast<float>(0.5 * bank_.row_sum[b]);
-    kernel_.emplace(acc_.device, acc_.impairments, bank_.weights);
     seed_ = index.seed;
     head_id_ = (static_cast<std::uint64_t>(index.layer) << 32) | index.kv_head;
-    kernel_->set_state(seed_, head_id_);
+    kernel_.emplace(acc_.device, acc_.impairments, bank_.weights, seed_, head_id_);
     q_.resize(head.head_dim);
     pq_.resize(d);
     x_.resize(d);

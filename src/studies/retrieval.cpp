@@ -29,13 +29,6 @@ struct HeadResult {
   std::vector<std::vector<std::vector<Indices>>> selected;  // [setup][k][step]
 };
 
-bool needle_hit(const kv::NeedleSpan& n, const kv::BlockLayout& layout,
-                const std::vector<char>& mask) {
-  for (std::size_t t = n.begin; t < n.end; ++t)
-    if (!layout.resident(t) && !mask[t / layout.block_tokens()]) return false;
-  return true;
-}
-
 // The shared projection of every head, [layers, kv_heads, d, D] (the "learned" layout).
 NpyArray fit_shared(const kv::KvCache& cache, const RetrievalOptions& o, Context& ctx) {
   LIGHTSIM_CHECK(o.projections != nullptr, "evaluate_retrieval: the projection family is needed");
@@ -122,7 +115,7 @@ HeadResult evaluate_head(const kv::KvCache& cache, std::size_t layer, std::size_
                             static_cast<double>(head.tokens));
         s.selected_bytes += fetched * kv_token_bytes;
         for (std::size_t n = 0; n < needles; ++n)
-          s.needle[n].push_back(needle_hit(cache.needles[n], layout, mask) ? 1.0 : 0.0);
+          s.needle[n].push_back(kv::needle_hit(cache.needles[n], layout, mask) ? 1.0 : 0.0);
         r.selected[i][ki][step].assign(sel.begin(), sel.end());
       }
   }
@@ -190,7 +183,8 @@ RetrievalReport evaluate_retrieval(const kv::KvCache& cache,
   report.needles = cache.needles.size();
   const double kv_token_bytes = 2.0 * static_cast<double>(g.head_dim) * o.kv_bytes;
   const std::size_t needles = cache.needles.size();
-  std::vector<char> mask(layout.blocks());
+  std::vector<char> mask;
+  std::vector<std::span<const std::size_t>> selections(g.kv_heads);
   for (std::size_t i = 0; i < setups.size(); ++i) {
     std::vector<RetrievalMetrics> per_k;
     for (std::size_t ki = 0; ki < nk; ++ki) {
@@ -216,18 +210,14 @@ RetrievalReport evaluate_retrieval(const kv::KvCache& cache,
         m.selected_bytes +=
             s.selected_bytes / static_cast<double>(g.steps) / static_cast<double>(heads);
       }
-      // Union over the KV heads of each layer.
+      // Union over the KV heads of each layer (kv::union_of_heads, as kv::evaluate).
       for (std::size_t layer = 0; layer < g.layers; ++layer)
         for (std::size_t step = 0; step < g.steps; ++step) {
-          std::fill(mask.begin(), mask.end(), 0);
           for (std::size_t h = 0; h < g.kv_heads; ++h)
-            for (std::size_t b : results[layer * g.kv_heads + h].selected[i][ki][step]) mask[b] = 1;
-          double fetched = static_cast<double>(layout.resident_tokens());
-          for (std::size_t b = 0; b < layout.blocks(); ++b)
-            if (mask[b]) fetched += static_cast<double>(layout.fetch_tokens(b));
-          union_fetched.push_back(fetched / static_cast<double>(g.tokens));
+            selections[h] = results[layer * g.kv_heads + h].selected[i][ki][step];
+          union_fetched.push_back(kv::union_of_heads(layout, selections, mask));
           for (std::size_t n = 0; n < needles; ++n) {
-            const double hit = needle_hit(cache.needles[n], layout, mask) ? 1.0 : 0.0;
+            const double hit = kv::needle_hit(cache.needles[n], layout, mask) ? 1.0 : 0.0;
             union_hit.push_back(hit);
             union_by_needle[n].push_back(hit);
           }

@@ -5,11 +5,14 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "lightsim/core/context.h"
+#include "lightsim/kv/blocks.h"
+#include "lightsim/kv/cache.h"
 #include "lightsim/kv/scorer.h"
 
 namespace lightsim::kv {
@@ -60,6 +63,18 @@ struct EvalReport {
   std::size_t heads = 0, steps = 0, needles = 0;
   std::vector<ScorerReport> scorers;
 };
+
+// A needle is hit when every one of its tokens is resident (sink or recent window) or lies in
+// a block with mask[block] != 0. mask: layout.blocks() entries.
+bool needle_hit(const NeedleSpan& needle, const BlockLayout& layout, std::span<const char> mask);
+
+// The union of the blocks the KV heads of one layer selected at one decode step (a layer's
+// heads share the fetched K/V; docs/metrics.md, union_fetched_fraction): sets mask (resized to
+// layout.blocks()) to 1 for every block in any of `selections` and 0 elsewhere, and returns the
+// fetched fraction (resident tokens + the tokens of those blocks) / layout.tokens().
+double union_of_heads(const BlockLayout& layout,
+                      std::span<const std::span<const std::size_t>> selections,
+                      std::vector<char>& mask);
 
 // Evaluates every setup on every (layer, KV head) of `cache`, heads in parallel.
 EvalReport evaluate(const KvCache& cache, const std::vector<EvalSetup>& setups,

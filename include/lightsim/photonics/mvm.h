@@ -58,7 +58,15 @@ class MvmKernel {
  public:
   // `weights`: N x d requested weights in [-1, 1], row-major (N = weights.size() / d).
   MvmKernel(const DeviceSpec& device, const ImpairmentSpec& impairments,
-            std::span<const float> weights);
+            std::span<const float> weights)
+      : MvmKernel(device, impairments, weights, true) {}
+  // The kernel in the impairment state of (seed, trial): the same as the constructor above
+  // followed by set_state(seed, trial), without computing the ideal state's static part first.
+  MvmKernel(const DeviceSpec& device, const ImpairmentSpec& impairments,
+            std::span<const float> weights, std::uint64_t seed, std::uint64_t trial)
+      : MvmKernel(device, impairments, weights, false) {
+    set_state(seed, trial);
+  }
 
   // Rows per block of the per-query layout (see mvm.cpp).
   static constexpr int kBlockRows = 32;
@@ -100,6 +108,9 @@ class MvmKernel {
   const std::vector<double>& detunings() const { return detuning_; }
 
  private:
+  // ideal_state: compute the static part of the ideal state (else set_state must follow).
+  MvmKernel(const DeviceSpec& device, const ImpairmentSpec& impairments,
+            std::span<const float> weights, bool ideal_state);
   void compute_static();
   void compute_heat();                     // heat_ from programmed_ (thermal crosstalk of heaters)
   void prepare(std::span<const float> x);  // u_, u2_
@@ -120,6 +131,7 @@ class MvmKernel {
   int rows_pad_ = 0;  // rows_ rounded up to the block size
   std::vector<double> lambdas_;
   std::vector<float> requested_;    // N x d
+  std::vector<double> target_;      // N x d target detunings of requested_ (DAC-independent)
   std::vector<double> programmed_;  // N x d detunings from the DAC (no drift, no errors)
   std::vector<double> static_err_;  // N x d fabrication + calibration error
   std::vector<double> drift_;       // N x d drift of the state (global + local)

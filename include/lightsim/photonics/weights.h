@@ -42,6 +42,13 @@ struct DacInstance {
   // +-calibration_residual; code error e_k = inl sin(pi k / (2^b - 1)) + dnl u_k with u_k
   // uniform in [-1/2, 1/2], so |DNL| = |e_{k+1} - e_k| <= dnl + pi inl / (2^b - 1).
   static DacInstance sample(const DacSpec& spec, RandomStream& stream);
+  // The gain and calibrated gain of sample(spec, stream), leaving `stream` where sample leaves
+  // it (the code-error draws are skipped, not computed): for callers that use a per-ring gain
+  // with a shared INL/DNL profile. No allocation.
+  struct Gain {
+    double gain = 1.0, calibrated_gain = 1.0;
+  };
+  static Gain sample_gain(const DacSpec& spec, RandomStream& stream);
 };
 
 struct ProgrammedWeight {
@@ -62,6 +69,13 @@ class WeightProgrammer {
   // Programs weight w with a given DAC at temperature offset delta_t (kelvin) from the
   // calibration point (the controller does not see delta_t: it shows up as drift).
   ProgrammedWeight program(double w, const DacInstance& dac, double delta_t = 0.0) const;
+  // The DAC-independent part of program(w, ...): the detuning that puts the ring at weight w
+  // (w clamped to the ring's range), metres. A bisection of ~50 ring evaluations.
+  double target_detuning(double w) const;
+  // program(w, dac, delta_t) with target = target_detuning(w) precomputed: the same result
+  // without the bisection (for callers that program the same weight under many DACs).
+  ProgrammedWeight program_to(double w, double target, const DacInstance& dac,
+                              double delta_t = 0.0) const;
 
   const Ring& ring() const { return ring_; }
   // Detuning of the resonance at zero control (the design's rest point), metres.

@@ -1,0 +1,44 @@
+// The retrieval metrics of docs/metrics.md (kv::evaluate): per (KV head, step) the exact
+// attention oracle (softmax over every token for each of the group's query heads), the
+// scorer's top-k, Recall@k, mass recall, the sparse attention output's error and the union
+// over the layer's KV heads (docs/performance.md, generated tables).
+#include <benchmark/benchmark.h>
+
+#include <vector>
+
+#include "lightsim/core/context.h"
+#include "lightsim/kv/generator.h"
+#include "lightsim/kv/metrics.h"
+#include "lightsim/kv/scorer.h"
+
+namespace lightsim::kv {
+namespace {
+
+// One layer of the Qwen-like preset (4 KV heads, 7 query heads each, 16 steps) at 8K tokens,
+// the quest scorer (min/max summaries, no fit), k = 8, 16, 32, one thread. Items = samples
+// (KV head, step).
+void BM_EvaluateMetrics8K(benchmark::State& state) {
+  KvGeneratorSpec spec;
+  spec.model_layers = 1;
+  spec.kv_heads = 4;
+  spec.q_heads = 28;
+  spec.tokens = 8192;
+  ContextOptions co;
+  co.threads = 1;
+  Context ctx(co);
+  const KvCache cache = generate_kv_cache(spec, ctx);
+  ScorerFamily family("kv_scorer", "");
+  register_scorers(family);
+  const std::vector<EvalSetup> setups = {{"quest", family.get("quest"), {}}};
+  const EvalOptions options;
+  for (auto _ : state) {
+    const EvalReport report = evaluate(cache, setups, options, ctx);
+    benchmark::DoNotOptimize(report.scorers.data());
+  }
+  state.SetItemsProcessed(state.iterations() *
+                          static_cast<std::int64_t>(spec.kv_heads * cache.geometry().steps));
+}
+BENCHMARK(BM_EvaluateMetrics8K)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace lightsim::kv
