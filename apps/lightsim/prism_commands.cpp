@@ -8,17 +8,50 @@
 #include "lightsim/core/json.h"
 #include "lightsim/prism/cost.h"
 #include "lightsim/prism/programming.h"
+#include "lightsim/prism/relock.h"
 #include "lightsim/prism/timing.h"
 
 namespace lightsim::cli {
 namespace {
+
+// The relock downtime over a drift run of `duration` (prism::simulate_drift at the cost
+// model's on-chip heat; relock.h), applied to `qps`.
+prism::RelockThroughput relocks(const prism::AcceleratorSpec& a, const std::string& duration,
+                                double heat, double qps, std::uint64_t seed) {
+  prism::DriftOptions d;
+  try {
+    d.duration = parse<dims::time>(duration);
+  } catch (const UnitError& e) {
+    LIGHTSIM_THROW(UsageError, "--drift-duration: {}", e.what());
+  }
+  LIGHTSIM_CHECK_AS(UsageError, d.duration.si() >= d.trace_interval.si(),
+                    "--drift-duration must be at least {} (got {})", to_string(d.trace_interval),
+                    duration);
+  d.heat = Power::si(heat);
+  d.seed = seed;
+  const prism::DriftRun run = prism::simulate_drift(a.device, a.thermal, a.calibration, d);
+  return prism::relock_throughput(run, a.calibration, d.duration.si(), qps);
+}
+
+void print_relocks(const prism::RelockThroughput& r, const char* what) {
+  if (!r.available) {
+    fmt::print("  {:<28} n/a: the drift run stopped ({})\n", "net of relocks", r.reason);
+    return;
+  }
+  fmt::print(
+      "  {:<28} {:>10.4g} /s {} ({} relock(s) in {:.3g} s of drift: {:.3g} per s x "
+      "{:.3g} us ({:.3g} iterations x {}) = {:.3g}% busy)\n",
+      "net of relocks", r.qps_net, what, r.relocks, r.duration, r.relock_rate, r.lock_time * 1e6,
+      r.iterations, "iteration_time", r.busy_fraction * 100);
+}
 
 std::string deviation(double ours, double seed) {
   return fmt::format("{:+.0f}%", 100.0 * (ours - seed) / seed);
 }
 
 void print_cost(const std::string& name, const prism::AcceleratorSpec& a,
-                const prism::CostReport& r, const prism::PrismSeedReference& seed) {
+                const prism::CostReport& r, const prism::PrismSeedReference& seed,
+                const prism::RelockThroughput& relock) {
   const prism::Timeline& t = r.timeline;
   fmt::print("Prism accelerator {}: {}\n", name, a.description);
   fmt::print(
@@ -38,6 +71,12 @@ void print_cost(const std::string& name, const prism::AcceleratorSpec& a,
              deviation(r.dynamic_energy, seed.dynamic_energy.si()));
   fmt::print("  {:<28} {:>10.2f} pJ   (static shares at {:.3g} queries/s over {} bank(s))\n",
              "total", r.total_energy * 1e12, r.system_qps, r.banks);
+  if (r.tuner.heater)
+    fmt::print(
+        "  heaters idle at weight {:+.3g}: {:.4g} mW per ring, lock range [{:.4g}, {:.4g}] "
+        "pm{}\n",
+        r.tuner.bias_weight, r.tuner.power * 1e3, r.tuner.lock.lo * 1e12, r.tuner.lock.hi * 1e12,
+        r.tuner.covers ? "" : " (" + r.tuner.reason + ")");
   const double seed_style = r.dynamic_energy + r.tec_over_latency;
   fmt::print("  {:<28} {:>10.2f} pJ | {:.0f} pJ ({})\n", "dynamic + TEC x latency",
              seed_style * 1e12, seed.energy_with_tec.si() * 1e12,
@@ -55,6 +94,7 @@ void print_cost(const std::string& name, const prism::AcceleratorSpec& a,
              a.electronics.pipelined ? "pipelined" : "not pipelined");
   fmt::print("  {:<28} {:>10.3g} /s per bank, {:.3g} /s in all\n", "queries per second", t.qps,
              r.system_qps);
+  print_relocks(relock, "in all");
   if (t.chips > 1)
     fmt::print("  {:<28} {:>10.2f} dB over {} hop(s) (laser scaled to make it up)\n",
                "interposer fan-out loss", t.fanout_loss_db, t.hops);
@@ -88,7 +128,8 @@ void print_cost(const std::string& name, const prism::AcceleratorSpec& a,
   fmt::print("\nSee docs/prism.md for why each figure differs from the seed's.\n");
 }
 
-void print_timeline(const std::string& name, const prism::Timeline& t) {
+void print_timeline(const std::string& name, const prism::Timeline& t,
+                    const prism::RelockThroughput& relock) {
   fmt::print("Controller timeline of one query on {} ({} pass(es), {} chip(s))\n", name, t.passes,
              t.chips);
   fmt::print("  {:<14} {:>4} {:>10} {:>10}\n", "state", "pass", "start ns", "length ns");
@@ -97,6 +138,7 @@ void print_timeline(const std::string& name, const prism::Timeline& t) {
                p.start * 1e9, p.duration * 1e9);
   fmt::print("  latency {:.3f} ns (sum of the states), interval {:.3f} ns, {:.4g} queries/s\n",
              t.latency * 1e9, t.interval * 1e9, t.qps);
+  print_relocks(relock, "per bank");
 }
 
 }  // namespace
@@ -109,17 +151,24 @@ void add_prism_commands(CLI::App& app, const GlobalOptions& options, const Regis
   auto* cost = prism->add_subcommand(
       "cost", "Energy per query by component, static power, latency and area (JSON: cost table)");
   auto cost_name = std::make_shared<std::string>();
+  auto cost_drift = std::make_shared<std::string>("10 s");
   cost->add_option("CONFIG", *cost_name, "Accelerator name (configs/accelerators/) or YAML file")
       ->required();
-  cost->callback([cost_name, &options] {
+  cost->add_option("--drift-duration", *cost_drift,
+                   "Simulated drift time that sets the relock rate (throughput net of relocks)")
+      ->capture_default_str();
+  cost->callback([cost_name, cost_drift, &options] {
     const auto load = options.load_options();
     const prism::AcceleratorSpec a = prism::load_accelerator(*cost_name, load);
     const auto seed = config::load_spec<prism::PrismSeedReference>(
         std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs/references/prism_seed.yaml", load);
     const prism::CostReport r = prism::cost(a);
+    const prism::RelockThroughput relock =
+        relocks(a, *cost_drift, r.dissipated_power, r.system_qps, options.seed);
     if (options.json) {
       Json j = prism::to_json(r);
       j["accelerator"] = *cost_name;
+      j["relocks"] = prism::to_json(relock);
       j["seed"] = {{"dynamic_energy_j", seed.dynamic_energy.si()},
                    {"energy_with_tec_j", seed.energy_with_tec.si()},
                    {"latency_s", seed.latency.si()},
@@ -128,21 +177,29 @@ void add_prism_commands(CLI::App& app, const GlobalOptions& options, const Regis
       std::cout << dump_json(j);
       return;
     }
-    print_cost(*cost_name, a, r, seed);
+    print_cost(*cost_name, a, r, seed, relock);
   });
 
   auto* tl = prism->add_subcommand("timeline", "Per-state timeline of one query, latency, QPS");
   auto tl_name = std::make_shared<std::string>();
+  auto tl_drift = std::make_shared<std::string>("10 s");
   tl->add_option("CONFIG", *tl_name, "Accelerator name (configs/accelerators/) or YAML file")
       ->required();
-  tl->callback([tl_name, &options] {
-    const prism::Timeline t =
-        prism::timeline(prism::load_accelerator(*tl_name, options.load_options()));
+  tl->add_option("--drift-duration", *tl_drift,
+                 "Simulated drift time that sets the relock rate (throughput net of relocks)")
+      ->capture_default_str();
+  tl->callback([tl_name, tl_drift, &options] {
+    const prism::AcceleratorSpec a = prism::load_accelerator(*tl_name, options.load_options());
+    const prism::Timeline t = prism::timeline(a);
+    const prism::RelockThroughput relock =
+        relocks(a, *tl_drift, prism::cost(a).dissipated_power, t.qps, options.seed);
     if (options.json) {
-      std::cout << dump_json(prism::to_json(t));
+      Json j = prism::to_json(t);
+      j["relocks"] = prism::to_json(relock);
+      std::cout << dump_json(j);
       return;
     }
-    print_timeline(*tl_name, t);
+    print_timeline(*tl_name, t, relock);
   });
 }
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "cli.h"
@@ -17,6 +18,7 @@
 #include "lightsim/prism/accelerator.h"
 #include "lightsim/prism/calibration.h"
 #include "lightsim/prism/cost.h"
+#include "lightsim/prism/drift_recall.h"
 #include "lightsim/prism/thermal.h"
 
 namespace lightsim::cli {
@@ -31,6 +33,7 @@ constexpr double kPm = 1e12;
 struct ThermalOptions {
   std::string config, thermal, calibration;
   std::string duration = "10 s", trace_interval = "10 ms", load_step = "0 W";
+  std::int64_t recall_tokens = 8192, recall_steps = 8;  // synthetic cache of the recall check
 };
 
 struct Setup {
@@ -103,6 +106,32 @@ Json steady_json(const prism::ThermalOperatingPoint& op, const ThermalSpec& spec
     j["fine"] = stage_json(op.fine, spec.tec.fine);
   }
   return j;
+}
+
+Json recall_json(const prism::DriftRecall& r) {
+  Json at = Json::array();
+  for (const auto& x : r.recall)
+    at.push_back({{"k", x.k},
+                  {"ideal", x.ideal},
+                  {"calibrated", x.calibrated},
+                  {"uncalibrated", x.uncalibrated}});
+  return {{"tokens", r.tokens},
+          {"blocks", r.blocks},
+          {"kv_heads", r.kv_heads},
+          {"steps", r.steps},
+          {"truth", "exact projected top-k"},
+          {"recall_at_k", at}};
+}
+
+void print_recall(const prism::DriftRecall& r) {
+  fmt::print(
+      "Retrieval under this drift (synthetic cache: {} tokens = {} blocks, {} KV heads x {} "
+      "steps, PCA to d; truth: exact projected top-k)\n",
+      r.tokens, r.blocks, r.kv_heads, r.steps);
+  fmt::print("  {:>6} {:>8} {:>18} {:>14}\n", "k", "ideal", "drift, calibrated", "uncalibrated");
+  for (const auto& x : r.recall)
+    fmt::print("  {:>6} {:>8.3f} {:>18.3f} {:>14.3f}\n", fmt::format("R@{}", x.k), x.ideal,
+               x.calibrated, x.uncalibrated);
 }
 
 Json electrical_json(const prism::ElectricalImpairments& e) {
@@ -225,7 +254,22 @@ void run_thermal(const ThermalOptions& t, const GlobalOptions& options) {
   const auto& device = s.accelerator.device;
   prepare_output_dir(options.out);
   const prism::DriftRun run = prism::simulate_drift(device, s.thermal, s.calibration, d);
-  const auto el = prism::electrical_impairments(device, s.thermal);
+  const auto el = prism::electrical_impairments(device, s.thermal,
+                                                prism::operating_point(device, s.calibration));
+  // Retrieval quality the drift leaves (drift_recall.h), when the run got past t = 0.
+  std::optional<prism::DriftRecall> recall;
+  LIGHTSIM_CHECK_AS(UsageError, t.recall_tokens >= 0, "--recall-tokens must be >= 0 (0: skip)");
+  if (!run.trace.empty() && t.recall_tokens > 0) {
+    LIGHTSIM_CHECK_AS(UsageError, t.recall_steps > 0, "--recall-steps must be positive");
+    prism::AcceleratorSpec acc = s.accelerator;
+    acc.thermal = s.thermal;
+    acc.calibration = s.calibration;
+    prism::DriftRecallOptions ro;
+    ro.tokens = t.recall_tokens;
+    ro.steps = t.recall_steps;
+    Context ctx(options.context_options(1, Time::si(5.0)));
+    recall = prism::drift_recall(acc, run, ro, ctx);
+  }
   const auto trace_csv = options.out / "thermal_trace.csv";
   const auto events_csv = options.out / "thermal_events.csv";
   write_csv(trace_csv, prism::drift_trace_table(run));
@@ -250,6 +294,8 @@ void run_thermal(const ThermalOptions& t, const GlobalOptions& options) {
                             {"calibration_energy_j", run.calibration_energy},
                             {"calibration_busy", run.calibration_busy},
                             {"impairments", impairments_json(run.impairments)},
+                            {"uncalibrated_impairments", impairments_json(run.uncalibrated)},
+                            {"recall", recall ? recall_json(*recall) : Json()},
                             {"trace_csv", trace_csv.string()},
                             {"events_csv", events_csv.string()}});
     return;
@@ -292,6 +338,7 @@ void run_thermal(const ThermalOptions& t, const GlobalOptions& options) {
       "drift_global_sigma {:.3g} pm, drift_local_sigma {:.3g} pm\n",
       run.impairments.calibration_residual.si() * kPm,
       run.impairments.drift_global_sigma.si() * kPm, run.impairments.drift_local_sigma.si() * kPm);
+  if (recall) print_recall(*recall);
   fmt::print("Traces: {}, {}\n", trace_csv.string(), events_csv.string());
 }
 
@@ -344,6 +391,12 @@ void add_prism_thermal_commands(CLI::App& prism, const GlobalOptions& options, c
   thermal->add_option("--trace-interval", topt->trace_interval, "Trace sampling period")
       ->capture_default_str();
   thermal->add_option("--load-step", topt->load_step, "Extra chip heat from half-time on")
+      ->capture_default_str();
+  thermal
+      ->add_option("--recall-tokens", topt->recall_tokens,
+                   "Tokens of the synthetic cache for the Recall@k under drift (0: skip)")
+      ->capture_default_str();
+  thermal->add_option("--recall-steps", topt->recall_steps, "Decode steps of that cache")
       ->capture_default_str();
   thermal->callback([t = topt, &options] { run_thermal(*t, options); });
   auto [cal, copt] = add("calibrate", "Bias-lock statistics per ring");

@@ -8,10 +8,14 @@
 #include "lightsim/core/error.h"
 #include "lightsim/photonics/device.h"
 #include "lightsim/prism/calibration.h"
+#include "lightsim/prism/operating_point.h"
 
 namespace lightsim::prism {
 
 LockRange lock_range(const photonics::TuningSpec& tuning) {
+  LIGHTSIM_CHECK(tuning.mechanism == photonics::TuningMechanism::pockels,
+                 "lock_range: a heater's lock range depends on its operating point "
+                 "(use prism::operating_point)");
   const double half = 0.5 * photonics::tuning_span(tuning);
   return {-half, half};
 }
@@ -129,8 +133,9 @@ CalibrationReport calibrate_bank(const photonics::DeviceSpec& device, const Cali
   rep.channels = device.grid.channels;
   const std::size_t n = static_cast<std::size_t>(rep.rows) * static_cast<std::size_t>(rep.channels);
   LIGHTSIM_CHECK(offsets.size() == n, "calibrate_bank: {} offsets for {} rings", offsets.size(), n);
-  const LockRange range = lock_range(device.tuning);
-  const bool heater = device.tuning.mechanism == photonics::TuningMechanism::thermo_optic;
+  const TunerOperatingPoint op = operating_point(device, spec);
+  const LockRange range = op.lock;
+  const bool heater = op.heater;
   const double c = heater ? device.tuning.thermal_crosstalk : 0.0;
   rep.rings.resize(n);
   std::vector<double> bias(n, 0.0);
@@ -171,10 +176,10 @@ CalibrationReport calibrate_bank(const photonics::DeviceSpec& device, const Cali
   const photonics::Ring ring = photonics::ring_of(device);
   rep.weight_error_max = ring.max_weight_slope() * rep.residual_max;
   if (heater) {
-    // Rings sit mid-range (blue-biased by design, docs/thermal.md): heater power
-    // P_max (1/2 + bias / span) per ring.
-    const double span = range.hi - range.lo, pmax = device.tuning.max_heater_power.si();
-    for (double b : bias) rep.heater_power += pmax * std::clamp(0.5 + b / span, 0.0, 1.0);
+    // Each ring holds its operating-point power plus its correction: P_op + bias / slope,
+    // within [0, P_max] (the lock never leaves its range).
+    const double slope = photonics::tuning_slope(device.tuning);
+    for (double b : bias) rep.heater_power += std::clamp(op.power + b / slope, 0.0, op.max_power);
   }
   return rep;
 }

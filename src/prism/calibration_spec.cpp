@@ -42,6 +42,11 @@ void CalibrationSpec::describe(config::Schema<CalibrationSpec>& s) {
   s.field("temperature_threshold", &CalibrationSpec::temperature_threshold,
           "sensor change since the last lock of its region that triggers a relock")
       .positive();
+  s.field("heater_bias", &CalibrationSpec::heater_bias,
+          "heater-tuned rings: the weight each ring holds at its operating point, as a fraction "
+          "of the weight range (0 = the middle); sets the static heater power and the lock "
+          "range (docs/thermal.md, \"Operating point\")")
+      .range(-1.0, 1.0);
 }
 
 std::string to_string(RecalibrationTrigger t) {

@@ -9,24 +9,6 @@
 #include "lightsim/prism/programming.h"
 
 namespace lightsim::prism {
-namespace {
-
-// Mean heater power (W) holding a ring at weights spread uniformly over [-w, w]; 0 for Pockels
-// (its holding power is tuning.static_power).
-double mean_holding_power(const photonics::DeviceSpec& dev) {
-  if (dev.tuning.mechanism == photonics::TuningMechanism::pockels)
-    return dev.tuning.static_power.si();
-  const photonics::WeightProgrammer prog(dev);
-  const photonics::DacInstance dac = photonics::DacInstance::ideal(dev.dac);
-  const double w = dev.requirements.weight_range;
-  constexpr int kSamples = 65;
-  double sum = 0;
-  for (int i = 0; i < kSamples; ++i)
-    sum += prog.program(-w + 2.0 * w * i / (kSamples - 1), dac).control;
-  return sum / kSamples;
-}
-
-}  // namespace
 
 void PrismSeedReference::describe(config::Schema<PrismSeedReference>& s) {
   s.help("The seed's Prism figures, printed beside computed values; never model inputs.");
@@ -95,7 +77,8 @@ CostReport cost(const AcceleratorSpec& a, double tec_power) {
                              t.merge_of_lists.comparisons + t.rerank_tree.comparisons;
   const ProgrammingCost prog = programming_cost(a);
   const double rings_per_bank = rows_pass * d;
-  const double holding = mean_holding_power(dev);
+  r.tuner = operating_point(dev, a.calibration);
+  const double holding = r.tuner.power;
 
   auto e = [&](std::string name, double v, std::string prov) {
     r.energy.push_back({std::move(name), v, std::move(prov)});
@@ -132,7 +115,8 @@ CostReport cost(const AcceleratorSpec& a, double tec_power) {
   p("static_tuning", r.banks * rings_per_bank * holding,
     dev.tuning.mechanism == photonics::TuningMechanism::pockels
         ? "banks x rings x device.tuning.static_power"
-        : "banks x rings x mean heater power over weights in +-weight_range");
+        : "banks x rings x heater power at the operating point (operating_point.h: "
+          "(delta(calibration.heater_bias x w) - rest) / (R_th d lambda/dT))");
   p("tec", tec_power,
     "two-stage TEC electrical power at the steady state for the on-chip dissipation "
     "(thermal.h steady_state: Ioffe COP, package_resistance)");
@@ -189,6 +173,15 @@ Json to_json(const CostReport& r) {
           {"interval_s", r.timeline.interval},
           {"timeline", to_json(r.timeline)},
           {"feasibility", photonics::to_json(r.feasibility)},
+          {"tuner_operating_point",
+           {{"heater", r.tuner.heater},
+            {"bias_weight", r.tuner.bias_weight},
+            {"control", r.tuner.control},
+            {"power_per_ring_w", r.tuner.power},
+            {"margin_m", r.tuner.margin},
+            {"lock_range_m", {r.tuner.lock.lo, r.tuner.lock.hi}},
+            {"covers", r.tuner.covers},
+            {"reason", r.tuner.reason}}},
           {"thermal",
            {{"dissipated_power_w", r.dissipated_power},
             {"chip_temperature_c", r.thermal.chip},

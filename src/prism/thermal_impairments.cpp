@@ -1,4 +1,5 @@
 // Chip heat, supply noise and clock jitter (see thermal.h, docs/thermal.md).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -15,15 +16,17 @@ bool uses_heaters(const photonics::DeviceSpec& device) {
 }  // namespace
 
 ElectricalImpairments electrical_impairments(const photonics::DeviceSpec& device,
-                                             const ThermalSpec& spec) {
+                                             const ThermalSpec& spec,
+                                             const TunerOperatingPoint& op) {
   ElectricalImpairments out;
   // Supply noise: a Gaussian whose +-3 sigma spans the peak-to-peak budget.
   out.supply_sigma = spec.supply.peak_to_peak.si() / 6.0;
   if (uses_heaters(device)) {
-    // P = V^2 / R: at the mid-range bias P_max / 2 (V = V_drive / sqrt 2),
-    // dP/dV = 2 P / V = sqrt(2) P_max / V_drive; shift = R_h (d lambda/dT) dP.
+    // P = V^2 / R with V_drive giving P_max: at the operating point P_op,
+    // V = V_drive sqrt(P_op / P_max) and dP/dV = 2 P / V = 2 sqrt(P_op P_max) / V_drive;
+    // shift = R_h (d lambda/dT) dP.
     const double dp_dv =
-        std::numbers::sqrt2 * device.tuning.max_heater_power.si() / spec.supply.heater_drive.si();
+        2.0 * std::sqrt(std::max(op.power, 0.0) * op.max_power) / spec.supply.heater_drive.si();
     out.resonance_sigma = photonics::tuning_slope(device.tuning) * dp_dv * out.supply_sigma;
   } else {
     out.resonance_sigma = device.tuning.pockels_efficiency.si() * out.supply_sigma;

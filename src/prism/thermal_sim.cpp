@@ -110,7 +110,7 @@ class Bank {
         per_sensor_(spec.sensors.rings_per_sensor),
         kappa_(device.tuning.thermal_shift.si()),
         set_(base),
-        range_(lock_range(device.tuning)),
+        range_(operating_point(device, cal).lock),
         step_((range_.hi - range_.lo) /
               static_cast<double>((std::int64_t{1} << cal.bias_dac_bits) - 1)),
         crosstalk_(device.tuning.mechanism == photonics::TuningMechanism::thermo_optic
@@ -200,6 +200,12 @@ class Bank {
   // Exact weight change at the steepest-slope point of the balanced response for error e.
   double weight_error(double e) const { return ring_.weight(lambda_, op_ + e) - w_op_; }
   int unlocked(std::size_t i) const { return unlocked_[i]; }
+  // rms of the rings' errors before any lock (fabrication + initial error), metres.
+  double initial_rms() const {
+    double s = 0.0;
+    for (double r : raw0_) s += r * r;
+    return std::sqrt(s / static_cast<double>(raw0_.size()));
+  }
   double lock_reading(std::size_t i) const { return ref_[i]; }
 
  private:
@@ -297,7 +303,7 @@ DriftRun simulate_drift(const photonics::DeviceSpec& device, const ThermalSpec& 
   const double half = 0.5 * options.duration.si();
   const bool periodic = calibration.trigger != RecalibrationTrigger::temperature;
   const bool on_temperature = calibration.trigger != RecalibrationTrigger::periodic;
-  double last_periodic = 0.0, busy = 0.0, sum_e2 = 0.0, sum_w2 = 0.0;
+  double last_periodic = 0.0, busy = 0.0, sum_e2 = 0.0, sum_w2 = 0.0, sum_u2 = 0.0;
   double global2 = 0.0;
   long step = 0;
   for (long k = 1; k <= samples; ++k) {
@@ -346,6 +352,7 @@ DriftRun simulate_drift(const photonics::DeviceSpec& device, const ThermalSpec& 
     run.tec_energy += s.tec_power * interval;
     sum_e2 += s.error_rms * s.error_rms;
     sum_w2 += s.weight_error_rms * s.weight_error_rms;
+    sum_u2 += s.uncorrected_rms * s.uncorrected_rms;
     const double g = device.tuning.thermal_shift.si() * (s.chip - run.steady.chip);
     global2 += g * g;
     run.error_max = std::max(run.error_max, s.error_max);
@@ -362,12 +369,19 @@ DriftRun simulate_drift(const photonics::DeviceSpec& device, const ThermalSpec& 
   // the per-ring error (drift between relocks, supply noise) as local drift, the chip-wide
   // temperature error as global drift.
   const double cal = run.initial.residual_rms;
-  const ElectricalImpairments el = electrical_impairments(device, spec);
+  const ElectricalImpairments el =
+      electrical_impairments(device, spec, operating_point(device, calibration));
   run.impairments = with_calibration(run.impairments, run.initial);
   run.impairments.drift_local_sigma =
       Length::si(std::sqrt(std::max(0.0, run.error_rms * run.error_rms - cal * cal) +
                            el.resonance_sigma * el.resonance_sigma));
   run.impairments.drift_global_sigma = Length::si(std::sqrt(global2 / m));
+  // Without any lock or sensor correction: the rings keep their initial (fabrication) error
+  // and everything that drifted since t = 0; the chip-wide part is the same global drift.
+  run.uncalibrated.fabrication_sigma = Length::si(bank.initial_rms());
+  run.uncalibrated.drift_global_sigma = run.impairments.drift_global_sigma;
+  run.uncalibrated.drift_local_sigma = Length::si(
+      std::sqrt(std::max(0.0, sum_u2 / m - global2 / m) + el.resonance_sigma * el.resonance_sigma));
   return run;
 }
 

@@ -6,6 +6,8 @@
 #include <filesystem>
 
 #include "lightsim/prism/cost.h"
+#include "lightsim/prism/drift_recall.h"
+#include "lightsim/prism/relock.h"
 #include "lightsim/prism/thermal.h"
 #include "lightsim/studies/system.h"
 
@@ -29,6 +31,12 @@ void ThermalStudySpec::describe(config::Schema<ThermalStudySpec>& s) {
   s.field("max_rows", &ThermalStudySpec::max_rows,
           "trace rows kept in the result (evenly decimated; relocks summed)")
       .range(std::int64_t{10}, std::int64_t{1} << 20);
+  s.field("recall_tokens", &ThermalStudySpec::recall_tokens,
+          "tokens of the synthetic KV cache on which Recall@k under the run's drift is measured "
+          "(0: skip)")
+      .range(std::int64_t{0}, std::int64_t{1} << 20);
+  s.field("recall_steps", &ThermalStudySpec::recall_steps, "decode steps of that cache")
+      .range(std::int64_t{1}, std::int64_t{4096});
 }
 
 namespace {
@@ -105,10 +113,10 @@ void add_claims(report::StudyResult& r, const prism::DriftRun& run, const prism:
                           run.initial.max_iterations, run.error_rms * kPm, run.error_max * kPm));
 }
 
-// `system_qps`: the accelerator's full query rate (cost model). While a row relocks it cannot
-// score, so the rate net of calibration downtime is system_qps x (1 - calibration_busy).
+// `relock`: the accelerator's full query rate (cost model) net of the relock downtime
+// (prism/relock.h: a query needs every row, so the bank is down while a relock runs).
 void add_summary(report::StudyResult& r, const prism::DriftRun& run, double duration,
-                 double system_qps) {
+                 const prism::RelockThroughput& relock) {
   Table& t = r.add_table("summary", "Run summary", {{"quantity", ""}, {"value", ""}, {"unit", ""}});
   std::int64_t relocks = 0, failed = 0;
   for (const auto& e : run.events)
@@ -131,8 +139,13 @@ void add_summary(report::StudyResult& r, const prism::DriftRun& run, double dura
   row("tec_mean_power", run.tec_energy / duration, "W");
   row("calibration_energy", run.calibration_energy, "J");
   row("calibration_busy", run.calibration_busy, "");
-  row("system_queries_per_s", system_qps, "1/s");
-  row("system_queries_per_s_net_of_relocks", system_qps * (1.0 - run.calibration_busy), "1/s");
+  row("system_queries_per_s", relock.qps, "1/s");
+  if (relock.available) {  // no relock rate when the TEC stopped the run
+    row("relock_rate", relock.relock_rate, "1/s");
+    row("relock_time", relock.lock_time, "s");
+    row("relock_busy_fraction", relock.busy_fraction, "");
+    row("system_queries_per_s_net_of_relocks", relock.qps_net, "1/s");
+  }
   row("impairment_calibration_residual", run.impairments.calibration_residual.si() * kPm, "pm");
   row("impairment_drift_global_sigma", run.impairments.drift_global_sigma.si() * kPm, "pm");
   row("impairment_drift_local_sigma", run.impairments.drift_local_sigma.si() * kPm, "pm");
@@ -211,8 +224,24 @@ report::StudyResult run_thermal_study(const StudyInput& in, Context& ctx) {
   r.tables.push_back({"trace", "Traces (decimated)",
                       prism::drift_trace_table(run, static_cast<std::size_t>(spec.max_rows))});
   r.tables.push_back({"events", "Recalibration events", prism::recalibration_table(run)});
-  add_summary(r, run, spec.duration.si(), cost.system_qps);
+  add_summary(r, run, spec.duration.si(),
+              prism::relock_throughput(run, a.calibration, spec.duration.si(), cost.system_qps));
   add_charts(r);
+  if (!run.trace.empty() && spec.recall_tokens > 0) {
+    ctx.throw_if_cancelled("thermal study (before the recall check)");
+    prism::DriftRecallOptions ro;
+    ro.tokens = spec.recall_tokens;
+    ro.steps = spec.recall_steps;
+    const prism::DriftRecall rec = prism::drift_recall(a, run, ro, ctx);
+    Table& t = r.add_table(
+        "recall",
+        fmt::format("Recall@k under the run's drift (synthetic cache, {} tokens = {} blocks, {} "
+                    "KV heads x {} steps; truth: exact projected top-k)",
+                    rec.tokens, rec.blocks, rec.kv_heads, rec.steps),
+        {{"k", ""}, {"ideal", ""}, {"calibrated", ""}, {"uncalibrated", ""}});
+    for (const auto& x : rec.recall)
+      t.add_row({static_cast<std::int64_t>(x.k), x.ideal, x.calibrated, x.uncalibrated});
+  }
   return r;
 }
 

@@ -39,6 +39,41 @@ class PrismCost(CliTest):
         for state in ("DAC_SETUP", "OPTICAL_PROP", "INTEGRATE", "ADC_CONV", "TOPK"):
             self.assertIn(state, text.out)
 
+    def test_throughput_net_of_relocks(self):
+        # qps_net = qps x (1 - relock events per s x mean relock time), from a 2 s drift run
+        # (periodic relock every 1 s on seed_fit); text and JSON for cost and timeline.
+        r = run("prism", "cost", "seed_fit", "--drift-duration", "2 s", "--json")
+        self.assertExit(r, 0)
+        j = r.json()
+        rl = j["relocks"]
+        self.assertTrue(rl["available"], rl)
+        self.assertGreaterEqual(rl["relocks"], 2)
+        self.assertAlmostEqual(rl["relock_rate_per_s"], rl["relocks"] / 2.0)
+        self.assertAlmostEqual(rl["busy_fraction"], rl["lock_time_s"] * rl["relock_rate_per_s"],
+                               delta=1e-15)
+        self.assertGreater(rl["busy_fraction"], 0.0)
+        self.assertEqual(rl["queries_per_second"], j["system_queries_per_second"])
+        self.assertAlmostEqual(rl["queries_per_second_net_of_relocks"],
+                               rl["queries_per_second"] * (1 - rl["busy_fraction"]),
+                               delta=1e-9 * rl["queries_per_second"])
+        self.assertLess(rl["queries_per_second_net_of_relocks"], rl["queries_per_second"])
+        text = run("prism", "cost", "seed_fit", "--drift-duration", "2 s")
+        self.assertExit(text, 0)
+        self.assertIn("net of relocks", text.out)
+        t = run("prism", "timeline", "seed_fit", "--drift-duration", "2 s", "--json")
+        self.assertExit(t, 0)
+        tj = t.json()
+        self.assertEqual(tj["relocks"]["queries_per_second"], tj["queries_per_second"])
+        self.assertAlmostEqual(tj["relocks"]["busy_fraction"], rl["busy_fraction"], delta=1e-15)
+        self.assertIn("net of relocks", run("prism", "timeline", "seed_fit", "--drift-duration",
+                                            "2 s").out)
+        # SOI: the TEC cannot hold the chip, so there is no relock rate (with the reason).
+        soi = run("prism", "cost", "soi", "--drift-duration", "0.1 s", "--json").json()["relocks"]
+        self.assertFalse(soi["available"])
+        self.assertTrue(soi["reason"])
+        self.assertInputError(run("prism", "cost", "seed", "--drift-duration", "1 ms"),
+                              "--drift-duration")
+
     def test_bad_input_exits_2(self):
         bad = self.write("bad.yaml", "schema_version: 1\nkind: accelerator\npreset: seed\n"
                                      "selection:\n  top_k: -1\n")

@@ -28,6 +28,23 @@ class PrismThermal(CliTest):
             events = list(csv.reader(f))
         self.assertEqual(len(events), 1 + 3)  # initial + 2 periodic
 
+    def test_thermal_reports_recall_under_its_drift(self):
+        r = run("prism", "thermal", "seed_fit", "--duration", "0.5 s", "--out", self.tmp,
+                "--recall-tokens", "4096", "--recall-steps", "2", "--json")
+        self.assertExit(r, 0)
+        rec = r.json()["recall"]
+        self.assertEqual(rec["tokens"], 4096)
+        self.assertEqual(rec["blocks"], 32)
+        self.assertEqual([x["k"] for x in rec["recall_at_k"]], [8, 32])
+        for x in rec["recall_at_k"]:
+            for key in ("ideal", "calibrated", "uncalibrated"):
+                self.assertGreaterEqual(x[key], 0.0)
+                self.assertLessEqual(x[key], 1.0)
+        text = run("prism", "thermal", "seed_fit", "--duration", "0.2 s", "--out", self.tmp,
+                   "--recall-tokens", "4096", "--recall-steps", "2")
+        self.assertExit(text, 0)
+        self.assertIn("Retrieval under this drift", text.out)
+
     def test_thermal_table_by_preset_name(self):
         r = run("prism", "thermal", "seed_fit", "--duration", "0.5 s", "--out", self.tmp)
         self.assertExit(r, 0)

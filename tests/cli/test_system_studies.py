@@ -110,6 +110,11 @@ class SystemStudies(CliTest):
         self.assertEqual(tables["events"]["rows"][0][1], "initial")
         with open(out / "thermal_trace.csv") as f:
             self.assertEqual(len(list(csv.reader(f))), 52)
+        # Recall@k under the run's drift: k, ideal, calibrated, uncalibrated, each in [0, 1].
+        recall = tables["recall"]["rows"]
+        self.assertEqual([row[0] for row in recall], [8, 32])
+        for row in recall:
+            self.assertTrue(all(0.0 <= v <= 1.0 for v in row[1:]), row)
 
     def test_thermal_trace_is_decimated_to_max_rows(self):
         out = self.tmp / "dec"

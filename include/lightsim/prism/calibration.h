@@ -41,18 +41,22 @@ struct CalibrationSpec {
   RecalibrationTrigger trigger = RecalibrationTrigger::both;
   Time interval = Time::si(1.0);  // periodic relock of every ring
   TemperatureDelta temperature_threshold = TemperatureDelta::si(0.05);  // sensor change
+  // Heaters: the weight a ring holds at its operating point, as a fraction of the weight range
+  // (-1..1); sets the static heater power and the lock range (operating_point.h).
+  double heater_bias = 0.0;
 
   static void describe(config::Schema<CalibrationSpec>& s);
 };
 
 std::string to_string(RecalibrationTrigger t);
 
-// The resonance shift (metres) the tuner can add to a ring, relative to zero control:
-// [-eff V_max, +eff V_max] (Pockels) or [0, R_h (d lambda/dT) P_max] (heater).
+// The resonance shift (metres) the bias lock can add to a ring from its operating point.
 struct LockRange {
   double lo = 0.0;
   double hi = 0.0;
 };
+// Pockels tuners only: [-eff V_max, +eff V_max] about zero volts. A heater's range depends on
+// its operating point (operating_point.h, TunerOperatingPoint::lock); asking here throws.
 LockRange lock_range(const photonics::TuningSpec& tuning);
 
 // Outcome of locking one ring.
@@ -100,11 +104,13 @@ struct CalibrationReport {
   double residual_rms = 0.0;      // m, over locked rings
   double residual_max = 0.0;      // m, largest |residual| over locked rings
   double weight_error_max = 0.0;  // |dw| at the ring's steepest slope for residual_max
-  double heater_power = 0.0;      // W, static heater power holding the locks (thermo-optic)
+  double heater_power = 0.0;      // W, heaters holding the locks: sum of operating-point power
+                                  // + each ring's correction / slope (thermo-optic)
   std::string first_failure;      // reason of the first failed ring, if any
 };
 
-// Locks every ring of `device`'s bank, rings of a row in order, each starting from
+// Locks every ring of `device`'s bank from its operating point (operating_point.h: lock range
+// and heater power), rings of a row in order, each starting from
 // offsets[r * channels + j] (metres). With thermal crosstalk (thermo-optic), a ring's change of
 // heater shift moves ring k of the same row by c^|j-k| times that change, so the row is swept
 // again until every ring is within target or max_sweeps is reached. Deterministic for a seed.

@@ -13,7 +13,8 @@
 //   topk         compare-and-swaps of the merge trees x comparator_energy
 //   rerank       k' d (mac_energy + signature_bytes x sram_energy)
 //   programming  ring switches per query x switch energy (programming.h)
-//   static_tuning  static tuning power of every bank / system query rate
+//   static_tuning  banks x rings x the tuner's operating-point power (operating_point.h: the
+//                heater power at the bias point, or the Pockels leakage) / system query rate
 //   tec          TEC power / system query rate
 // "dynamic" is the sum without static_tuning and tec (and without the laser when it is not
 // gated); "total" is the sum of every component. The system query rate is banks x per-bank
@@ -29,6 +30,7 @@
 #include "lightsim/core/json_fwd.h"
 #include "lightsim/photonics/feasibility.h"
 #include "lightsim/prism/accelerator.h"
+#include "lightsim/prism/operating_point.h"
 #include "lightsim/prism/thermal.h"
 #include "lightsim/prism/timing.h"
 
@@ -57,6 +59,7 @@ struct CostReport {
   photonics::FeasibilityReport feasibility;
   double dissipated_power = 0;    // W on chip the TEC removes (see cost(a))
   ThermalOperatingPoint thermal;  // steady state at that power (thermal.h)
+  TunerOperatingPoint tuner;      // per ring: bias, holding power, lock range (operating_point.h)
 };
 
 // `tec_power`: the TEC's electrical power (W) at the operating point.

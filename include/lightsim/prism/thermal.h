@@ -23,6 +23,7 @@
 #include "lightsim/core/units.h"
 #include "lightsim/photonics/mvm.h"
 #include "lightsim/prism/calibration.h"
+#include "lightsim/prism/operating_point.h"
 
 namespace lightsim::photonics {
 struct DeviceSpec;
@@ -180,8 +181,10 @@ struct ElectricalImpairments {
   int adc_bits = 0;
   bool limits_adc = false;  // jitter_enob < adc_bits
 };
+// Heaters are evaluated at their operating point `op` (operating_point.h).
 ElectricalImpairments electrical_impairments(const photonics::DeviceSpec& device,
-                                             const ThermalSpec& spec);
+                                             const ThermalSpec& spec,
+                                             const TunerOperatingPoint& op);
 
 // ---- drift over simulated time -------------------------------------------------------------
 
@@ -241,6 +244,10 @@ struct DriftRun {
   double calibration_energy = 0.0;        // J over the run (initial lock included)
   double calibration_busy = 0.0;          // fraction of time a row is busy relocking (after t = 0)
   photonics::ImpairmentSpec impairments;  // state handed to the photonics kernel
+  // The same run with no lock and no sensor correction (drift_recall.h): fabrication_sigma =
+  // rms of the initial errors, drift_local_sigma = the uncorrected per-ring drift (rms over the
+  // run, chip-wide part removed, supply noise in quadrature), drift_global_sigma as above.
+  photonics::ImpairmentSpec uncalibrated;
 };
 
 // Simulates `device` under `spec` for options.duration (docs/thermal.md, "Drift"): ambient

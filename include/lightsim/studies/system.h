@@ -45,6 +45,9 @@ struct ThermalStudySpec {
   Time trace_interval = Time::si(10e-3);
   Power load_step = Power::si(0.0);
   std::int64_t max_rows = 2000;  // trace rows kept in the result (decimated evenly)
+  // Recall@k under the run's drift on a synthetic cache (prism/drift_recall.h); 0: skipped.
+  std::int64_t recall_tokens = 8192;
+  std::int64_t recall_steps = 8;
   static void describe(config::Schema<ThermalStudySpec>& s);
 };
 

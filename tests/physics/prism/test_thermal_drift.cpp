@@ -146,16 +146,23 @@ TEST(ThermalDrift, DeterministicForASeed) {
 TEST(ThermalDrift, ElectricalImpairmentsFromFirstPrinciples) {
   photonics::DeviceSpec dev = small_device();  // Pockels 2.5 pm/V, TIA 1 GHz, 10 ns window
   ThermalSpec spec;
-  const ElectricalImpairments e = electrical_impairments(dev, spec);
+  const ElectricalImpairments e = electrical_impairments(dev, spec, operating_point(dev, {}));
   EXPECT_NEAR(e.supply_sigma, 10e-3 / 6.0, 1e-15);
   EXPECT_NEAR(e.resonance_sigma, 2.5e-12 * 10e-3 / 6.0, 1e-20);
   EXPECT_NEAR(e.integration_error, std::sqrt(2.0) * 200e-15 / 10e-9, 1e-12);
   EXPECT_NEAR(e.sine_snr_db, -20.0 * std::log10(2.0 * M_PI * 1e9 * 200e-15), 1e-9);
   dev.tuning.mechanism = photonics::TuningMechanism::thermo_optic;
-  const ElectricalImpairments h = electrical_impairments(dev, spec);
-  // dP/dV = sqrt(2) P_max / V_drive at mid range.
+  const TunerOperatingPoint op = operating_point(dev, {});
+  const ElectricalImpairments h = electrical_impairments(dev, spec, op);
+  // P = V^2 / R: dP/dV = 2 sqrt(P_op P_max) / V_drive at the operating point; at P_max / 2
+  // this is sqrt(2) P_max / V_drive.
   const double slope = 3600.0 * 17e-12;  // m/W
-  EXPECT_NEAR(h.resonance_sigma, slope * std::sqrt(2.0) * 20e-3 / 3.3 * (10e-3 / 6.0), 1e-18);
+  EXPECT_NEAR(h.resonance_sigma, slope * 2.0 * std::sqrt(op.power * 20e-3) / 3.3 * (10e-3 / 6.0),
+              1e-18);
+  TunerOperatingPoint mid = op;
+  mid.power = 10e-3;
+  EXPECT_NEAR(electrical_impairments(dev, spec, mid).resonance_sigma,
+              slope * std::sqrt(2.0) * 20e-3 / 3.3 * (10e-3 / 6.0), 1e-18);
 }
 
 }  // namespace
