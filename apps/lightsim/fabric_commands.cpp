@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "lightsim/core/config_files.h"
 #include "lightsim/core/json.h"
 #include "lightsim/fabric/collective.h"
 
@@ -148,8 +149,11 @@ void add_fabric_commands(CLI::App& app, const GlobalOptions& options, const Regi
   show->callback([name, &options] {
     const auto load = options.load_options();
     const fabric::FabricSpec spec = fabric::load_fabric(*name, load);
+    // The seed's figures are another file: --set is the fabric's, not theirs.
+    config::LoadOptions plain = load;
+    plain.assignments.clear();
     const auto seed = config::load_spec<fabric::SeedPrefillReference>(
-        std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs/references/prefill_seed.yaml", load);
+        config::find_named("prefill_seed", "references", ".yaml", plain, "reference"), plain);
     show_fabric(spec, seed, options.json);
   });
 

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli.h"
+#include "lightsim/core/config_files.h"
 #include "lightsim/core/json.h"
 #include "lightsim/model/cost.h"
 #include "lightsim/model/params.h"
@@ -172,11 +173,9 @@ void add_model_commands(CLI::App& app, const GlobalOptions& options, const Regis
     const model::Transformer m = model::load_hf_config(o->file);
     model::DTypePolicy dt;
     if (!o->dtypes.empty()) {
-      std::filesystem::path file = o->dtypes;
-      if (!file.has_extension())
-        file =
-            std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs/dtypes" / (o->dtypes + ".yaml");
-      dt = config::load_spec<model::DTypePolicy>(file, options.load_options());
+      const config::LoadOptions load = options.load_options();
+      dt = config::load_spec<model::DTypePolicy>(
+          config::find_named(o->dtypes, "dtypes", ".yaml", load, "dtype policy"), load);
     }
     if (!o->weights.empty()) dt.weights = parse_dtype(o->weights);
     if (!o->activations.empty()) dt.activations = parse_dtype(o->activations);

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli.h"
+#include "lightsim/core/config_files.h"
 #include "lightsim/core/json.h"
 #include "lightsim/prism/cost.h"
 #include "lightsim/prism/programming.h"
@@ -160,8 +161,11 @@ void add_prism_commands(CLI::App& app, const GlobalOptions& options, const Regis
   cost->callback([cost_name, cost_drift, &options] {
     const auto load = options.load_options();
     const prism::AcceleratorSpec a = prism::load_accelerator(*cost_name, load);
+    // The seed's figures are another file: --set is the accelerator's, not theirs.
+    config::LoadOptions plain = load;
+    plain.assignments.clear();
     const auto seed = config::load_spec<prism::PrismSeedReference>(
-        std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs/references/prism_seed.yaml", load);
+        config::find_named("prism_seed", "references", ".yaml", plain, "reference"), plain);
     const prism::CostReport r = prism::cost(a);
     const prism::RelockThroughput relock =
         relocks(a, *cost_drift, r.dissipated_power, r.system_qps, options.seed);

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "lightsim/core/atomic_file.h"
+#include "lightsim/core/config_files.h"
 #include "lightsim/core/csv.h"
 #include "lightsim/core/json.h"
 #include "lightsim/core/table.h"
@@ -71,8 +72,7 @@ Setup load_setup(const ThermalOptions& t, const GlobalOptions& options) {
   if (!t.calibration.empty())
     s.calibration = config::load_spec<CalibrationSpec>(t.calibration, plain);
   s.seed = config::load_spec<prism::ThermalSeedReference>(
-      std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs/references/prism_thermal_seed.yaml",
-      plain);
+      config::find_named("prism_thermal_seed", "references", ".yaml", plain, "reference"), plain);
   return s;
 }
 
