@@ -43,8 +43,8 @@ void ImpairmentPointSpec::describe(config::Schema<ImpairmentPointSpec>& s) {
 void ImpairmentsStudySpec::describe(config::Schema<ImpairmentsStudySpec>& s) {
   s.help(
       "The impairments study (SPEC 1.4, seed table 3.1): Prism recall versus each impairment "
-      "alone and combined, with and without calibration, against projected-space and "
-      "full-attention truth.");
+      "alone and combined, with and without compensation (calibration, QAT, voting), against "
+      "projected-space and full-attention truth.");
   s.field("workload", &ImpairmentsStudySpec::workload,
           "synthetic KV cache (kv_synthetic; e.g. preset: qwen2.5-7b)");
   s.field("accelerator", &ImpairmentsStudySpec::accelerator,

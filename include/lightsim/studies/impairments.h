@@ -1,7 +1,7 @@
 // The `impairments` study (../shared/SPEC.md 1.4, seed table 3.1; docs/studies.md): Recall@k,
 // mass recall and needle hits of the Prism scorer versus weight bits, ring drift, WDM
 // crosstalk, detector NEP and splitter excess loss, each alone (everything else ideal) and
-// combined (everything else at a nominal point), with and without closed-loop calibration,
+// combined (everything else at a nominal point), with and without compensation,
 // against two truths: the ideal noiseless signature's top-k (projected space: hardware loss
 // only, the seed's measure) and full-dimension attention (end-to-end loss).
 //
