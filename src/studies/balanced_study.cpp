@@ -38,15 +38,12 @@ void BalancedStudySpec::describe(config::Schema<BalancedStudySpec>& s) {
 report::StudyResult run_balanced_study(const StudyInput& in, Context& ctx) {
   const auto spec = config::read_spec<BalancedStudySpec>(in.document, in.load);
   const CompensationSeedReference seed = load_compensation_seed(in.load);
-  const kv::KvCache cache = kv::generate_kv_cache(spec.workload, ctx);
-  const kv::KvGeometry& g = cache.geometry();
-  const kv::BlockLayout layout(
-      g.tokens, block_options(spec.block_tokens, spec.sink_tokens, spec.recent_tokens));
-  const std::size_t k = static_cast<std::size_t>(spec.top_k);
-  LIGHTSIM_CHECK_AS(ConfigError, layout.candidates().size() >= k,
-                    "{}: top_k = {} but the workload has only {} candidate blocks",
-                    in.config_file.string(), k, layout.candidates().size());
-  const std::size_t np = spec.power_scale.size(), heads = g.layers * g.kv_heads;
+  const CompensationSetup setup(
+      spec.workload, block_options(spec.block_tokens, spec.sink_tokens, spec.recent_tokens),
+      spec.top_k, in.config_file, ctx);
+  const kv::KvGeometry& g = setup.cache.geometry();
+  const std::size_t k = setup.k;
+  const std::size_t np = spec.power_scale.size(), heads = setup.heads();
   const photonics::DetectionMode modes[2] = {photonics::DetectionMode::balanced,
                                              photonics::DetectionMode::single_ended};
   std::vector<std::size_t> steps(g.steps);
@@ -56,21 +53,14 @@ report::StudyResult run_balanced_study(const StudyInput& in, Context& ctx) {
                                                        std::vector<std::array<double, 3>>(np * 2));
   parallel_for(ctx, heads, [&](std::size_t h) {
     ctx.throw_if_cancelled("balanced study");
-    const std::size_t layer = h / g.kv_heads, kvh = h % g.kv_heads;
-    const kv::HeadView head = cache.head(layer, kvh);
-    const kv::HeadIndex index{layer, kvh, ctx.seed()};
-    const HeadTruth truth(head, layout, steps);
-    const kv::ProjectionMatrix pca = kv::pca_projection(head.keys, head.tokens, head.head_dim,
-                                                        spec.accelerator.device.grid.channels);
+    const HeadSetup hs =
+        head_setup(setup, h, steps, spec.accelerator.device.grid.channels, ctx.seed());
     for (std::size_t p = 0; p < np; ++p)
       for (std::size_t m = 0; m < 2; ++m) {
-        prism::AcceleratorSpec a = spec.accelerator;
-        a.selection.top_k = static_cast<int>(k);
-        a.selection.rerank_k = 0;
-        a.selection.votes = 1;
+        prism::AcceleratorSpec a = selection_accelerator(spec.accelerator, k);
         a.device.detector.mode = modes[m];
         a.device.laser.power_per_line = a.device.laser.power_per_line * spec.power_scale[p];
-        truth.accumulate(a, pca, index, k, [&](const auto& hw, const auto& e2e) {
+        hs.truth.accumulate(a, hs.pca, hs.index, k, [&](const auto& hw, const auto& e2e) {
           auto& s = sums[h][p * 2 + m];
           s[0] += hw.recall;
           s[1] += e2e.recall;

@@ -51,6 +51,33 @@ kv::BlockOptions block_options(std::int64_t block, std::int64_t sink, std::int64
                           static_cast<std::size_t>(recent)};
 }
 
+CompensationSetup::CompensationSetup(const kv::KvGeneratorSpec& workload,
+                                     const kv::BlockOptions& blocks, std::int64_t top_k,
+                                     const std::filesystem::path& config_file, Context& ctx)
+    : cache(kv::generate_kv_cache(workload, ctx)),
+      layout(cache.geometry().tokens, blocks),
+      k(static_cast<std::size_t>(top_k)) {
+  LIGHTSIM_CHECK_AS(ConfigError, layout.candidates().size() >= k,
+                    "{}: top_k = {} but the workload has only {} candidate blocks",
+                    config_file.string(), k, layout.candidates().size());
+}
+
+prism::AcceleratorSpec selection_accelerator(prism::AcceleratorSpec a, std::size_t k) {
+  a.selection.top_k = static_cast<int>(k);
+  a.selection.rerank_k = 0;
+  a.selection.votes = 1;
+  return a;
+}
+
+HeadSetup head_setup(const CompensationSetup& setup, std::size_t h,
+                     const std::vector<std::size_t>& steps, int dim, std::uint64_t seed) {
+  const std::size_t kv_heads = setup.cache.geometry().kv_heads;
+  const kv::HeadView head = setup.cache.head(h / kv_heads, h % kv_heads);
+  return HeadSetup{head, kv::HeadIndex{h / kv_heads, h % kv_heads, seed},
+                   HeadTruth(head, setup.layout, steps),
+                   kv::pca_projection(head.keys, head.tokens, head.head_dim, dim)};
+}
+
 HeldOutSplit split_steps(std::size_t steps) {
   HeldOutSplit s;
   for (std::size_t i = 0; i < steps; ++i) (i < steps / 2 ? s.train : s.test).push_back(i);

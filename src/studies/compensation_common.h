@@ -1,13 +1,18 @@
-// Shared pieces of the compensation studies (enhancement, balanced): the held-out split, the
-// truths of one head, projection training, the claims (private to src/studies).
+// Shared pieces of the compensation studies (enhancement, balanced; impairments uses the QAT
+// options): the cache and block layout, the per-head set-up, the held-out split, the truths of
+// one head, projection training (private to src/studies).
 #pragma once
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
+#include <filesystem>
 #include <vector>
 
+#include "lightsim/core/context.h"
 #include "lightsim/kv/attention.h"
 #include "lightsim/kv/blocks.h"
+#include "lightsim/kv/generator.h"
 #include "lightsim/prism/qat.h"
 #include "lightsim/prism/selection_eval.h"
 #include "lightsim/studies/compensation.h"
@@ -55,6 +60,39 @@ class HeadTruth {
   std::vector<float> means_;
   std::vector<std::vector<double>> mass_;
 };
+
+// The cache, its block layout and k of a compensation study: the workload generated, the layout
+// of (block, sink, recent) tokens, and k checked against the candidate blocks (a ConfigError
+// naming `config_file` when there are fewer). Holds the layout HeadTruth refers to, so it is
+// neither copied nor moved.
+class CompensationSetup {
+ public:
+  CompensationSetup(const kv::KvGeneratorSpec& workload, const kv::BlockOptions& blocks,
+                    std::int64_t top_k, const std::filesystem::path& config_file, Context& ctx);
+  CompensationSetup(const CompensationSetup&) = delete;
+  CompensationSetup& operator=(const CompensationSetup&) = delete;
+
+  const kv::KvCache cache;
+  const kv::BlockLayout layout;
+  const std::size_t k;
+  std::size_t heads() const { return cache.geometry().layers * cache.geometry().kv_heads; }
+};
+
+// The accelerator as the compensation studies score with it: top_k = k, no exact re-rank, one
+// vote (a study sets selection.votes itself where it votes).
+prism::AcceleratorSpec selection_accelerator(prism::AcceleratorSpec a, std::size_t k);
+
+// One head of a set-up (heads numbered layer-major, h = layer * kv_heads + kv_head): its view,
+// index (seeded with `seed`), the truths of `steps`, and the PCA projection of its keys at
+// d = `dim`.
+struct HeadSetup {
+  kv::HeadView head;
+  kv::HeadIndex index;
+  HeadTruth truth;
+  kv::ProjectionMatrix pca;
+};
+HeadSetup head_setup(const CompensationSetup& setup, std::size_t h,
+                     const std::vector<std::size_t>& steps, int dim, std::uint64_t seed);
 
 // Random (N(0, 1/d), from ctx.stream(layer, kv_head, "RND")) and QAT (from `pca`, trained on
 // split.train) projections of one head.

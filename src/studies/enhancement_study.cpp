@@ -64,10 +64,9 @@ struct Condition {
 };
 
 std::vector<Condition> conditions(const EnhancementStudySpec& s) {
-  prism::AcceleratorSpec base = s.accelerator;
+  prism::AcceleratorSpec base =
+      selection_accelerator(s.accelerator, static_cast<std::size_t>(s.top_k));
   base.programming.weight_bits = s.weight_bits;
-  base.selection.top_k = static_cast<int>(s.top_k);
-  base.selection.rerank_k = 0;
   prism::AcceleratorSpec noise = base, stat = base, both = base;
   noise.device.detector.nep = s.stress_nep;
   for (prism::AcceleratorSpec* a : {&stat, &both}) {
@@ -189,16 +188,13 @@ void add_enhancement_claims(report::StudyResult& r, const EnhancementStudySpec& 
 report::StudyResult run_enhancement_study(const StudyInput& in, Context& ctx) {
   const auto spec = config::read_spec<EnhancementStudySpec>(in.document, in.load);
   const CompensationSeedReference seed = load_compensation_seed(in.load);
-  const kv::KvCache cache = kv::generate_kv_cache(spec.workload, ctx);
-  const kv::KvGeometry& g = cache.geometry();
-  const kv::BlockLayout layout(
-      g.tokens, block_options(spec.block_tokens, spec.sink_tokens, spec.recent_tokens));
-  const std::size_t k = static_cast<std::size_t>(spec.top_k);
-  LIGHTSIM_CHECK_AS(ConfigError, layout.candidates().size() >= k,
-                    "{}: top_k = {} but the workload has only {} candidate blocks",
-                    in.config_file.string(), k, layout.candidates().size());
+  const CompensationSetup setup(
+      spec.workload, block_options(spec.block_tokens, spec.sink_tokens, spec.recent_tokens),
+      spec.top_k, in.config_file, ctx);
+  const kv::KvGeometry& g = setup.cache.geometry();
+  const std::size_t k = setup.k;
   const std::vector<Condition> conds = conditions(spec);
-  const std::size_t nm = spec.votes.size(), nc = conds.size(), heads = g.layers * g.kv_heads;
+  const std::size_t nm = spec.votes.size(), nc = conds.size(), heads = setup.heads();
   const HeldOutSplit split = split_steps(g.steps);
   const prism::QatOptions qat = qat_options(spec.qat, conds[0].acc, ctx.seed());
 
@@ -208,25 +204,24 @@ report::StudyResult run_enhancement_study(const StudyInput& in, Context& ctx) {
   std::vector<std::array<double, 2>> losses(heads);
   parallel_for(ctx, heads, [&](std::size_t h) {
     ctx.throw_if_cancelled("enhancement study");
-    const std::size_t layer = h / g.kv_heads, kvh = h % g.kv_heads;
-    const kv::HeadView head = cache.head(layer, kvh);
-    const kv::HeadIndex index{layer, kvh, ctx.seed()};
-    const HeadTruth truth(head, layout, split.test);
-    const kv::ProjectionMatrix pca = kv::pca_projection(head.keys, head.tokens, head.head_dim,
-                                                        conds[0].acc.device.grid.channels);
+    const HeadSetup hs =
+        head_setup(setup, h, split.test, conds[0].acc.device.grid.channels, ctx.seed());
+    const HeadTruth& truth = hs.truth;
+    const kv::ProjectionMatrix& pca = hs.pca;
     for (std::size_t c = 0; c < nc; ++c)
       for (std::size_t m = 0; m < nm; ++m) {
         prism::AcceleratorSpec a = conds[c].acc;
         a.selection.votes = static_cast<int>(spec.votes[m]);
-        truth.accumulate(a, pca, index, k, [&](const auto& hw, const auto& e2e) {
+        truth.accumulate(a, pca, hs.index, k, [&](const auto& hw, const auto& e2e) {
           vote_sums[h][c * nm + m].add(hw, e2e);
         });
       }
-    const TrainedProjections p = train_projections(head, layout, split, pca, qat, ctx, index);
+    const TrainedProjections p =
+        train_projections(hs.head, setup.layout, split, pca, qat, ctx, hs.index);
     losses[h] = {p.loss_first, p.loss_last};
     const kv::ProjectionMatrix* ps[3] = {&p.random, &pca, &p.qat};
     for (std::size_t i = 0; i < 3; ++i)
-      truth.accumulate(conds[0].acc, *ps[i], index, k,
+      truth.accumulate(conds[0].acc, *ps[i], hs.index, k,
                        [&](const auto& hw, const auto& e2e) { proj_sums[h][i].add(hw, e2e); });
   });
 

@@ -1,7 +1,10 @@
 // Specs and helpers of the `impairments` study (include/lightsim/studies/impairments.h).
 #include "lightsim/studies/impairments.h"
 
+#include <algorithm>
 #include <cmath>
+
+#include <fmt/format.h>
 #include <vector>
 
 #include "lightsim/core/error.h"
@@ -40,8 +43,8 @@ void ImpairmentPointSpec::describe(config::Schema<ImpairmentPointSpec>& s) {
 void ImpairmentsStudySpec::describe(config::Schema<ImpairmentsStudySpec>& s) {
   s.help(
       "The impairments study (SPEC 1.4, seed table 3.1): Prism recall versus each impairment "
-      "alone and combined, with and without calibration, against projected-space and "
-      "full-attention truth.");
+      "alone and combined, with and without compensation (calibration, QAT, voting), against "
+      "projected-space and full-attention truth.");
   s.field("workload", &ImpairmentsStudySpec::workload,
           "synthetic KV cache (kv_synthetic; e.g. preset: qwen2.5-7b)");
   s.field("accelerator", &ImpairmentsStudySpec::accelerator,
@@ -61,16 +64,42 @@ void ImpairmentsStudySpec::describe(config::Schema<ImpairmentsStudySpec>& s) {
   s.field("axes", &ImpairmentsStudySpec::axes, "values swept per axis");
   s.field("combined", &ImpairmentsStudySpec::combined, "the combined operating point");
   s.field("compensation", &ImpairmentsStudySpec::compensation,
-          "compensations run on the drift axis and the combined points (qat and voting: "
-          "not implemented yet)")
-      .one_of({"none", "calibration"})
+          "compensations: none, calibration, qat, voting, or '+'-joined parts (e.g. "
+          "calibration+qat+voting); each runs where every part acts (calibration: drift, qat: "
+          "weight bits, voting: detection noise)")
       .min_items(1);
+  s.field("combined_axes_compensation", &ImpairmentsStudySpec::combined_axes_compensation,
+          "compensations also run along the combined scenario's swept axes (each must be in "
+          "compensation); the combined nominal point runs every compensation");
+  s.field("votes", &ImpairmentsStudySpec::votes,
+          "Monte-Carlo votes M of the voting compensation (priced M x energy and latency)")
+      .range(1, 4096);
+  s.field("qat_train_steps", &ImpairmentsStudySpec::qat_train_steps,
+          "decode steps generated after workload.steps to train QAT on (never evaluated)")
+      .range(1, 1 << 16);
+  s.field("qat", &ImpairmentsStudySpec::qat,
+          "QAT settings; the weight bits and score noise come from each point");
   s.field("tolerance", &ImpairmentsStudySpec::tolerance,
           "absolute recall difference within which a seed figure holds")
       .range(0.0, 1.0);
   s.field("negligible_drop", &ImpairmentsStudySpec::negligible_drop,
           "relative Recall@32 drop called negligible")
       .range(0.0, 1.0);
+  s.rule([](const ImpairmentsStudySpec& x) -> std::optional<std::string> {
+    for (std::size_t i = 0; i < x.compensation.size(); ++i)
+      if (!parse_compensation(x.compensation[i]))
+        return fmt::format(
+            "compensation[{}]: '{}' is not none, calibration, qat, voting or a '+'-joined "
+            "combination of distinct parts (e.g. calibration+qat+voting)",
+            i, x.compensation[i]);
+    for (std::size_t i = 0; i < x.combined_axes_compensation.size(); ++i) {
+      const std::string& c = x.combined_axes_compensation[i];
+      if (std::find(x.compensation.begin(), x.compensation.end(), c) == x.compensation.end())
+        return fmt::format("combined_axes_compensation[{}]: '{}' is not listed in compensation", i,
+                           c);
+    }
+    return std::nullopt;
+  });
   s.rule([](const ImpairmentsStudySpec& x) -> std::optional<std::string> {
     for (std::int64_t k : x.ks)
       if (k == 32) return std::nullopt;

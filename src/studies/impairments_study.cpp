@@ -1,27 +1,44 @@
 // The `impairments` study (include/lightsim/studies/impairments.h; docs/studies.md).
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lightsim/core/error.h"
 #include "lightsim/photonics/link_budget.h"
 #include "lightsim/photonics/wdm.h"
+#include "lightsim/prism/cost.h"
 #include "lightsim/prism/scorer.h"
+#include "lightsim/prism/voting.h"
 #include "lightsim/studies/impairments.h"
 #include "lightsim/studies/retrieval.h"
+#include "studies/compensation_common.h"
+#include "studies/impairments_points.h"
 #include "support.h"
 
 namespace lightsim::studies {
 namespace {
 
-struct Point {
-  std::string scenario;  // ideal | alone | combined
-  std::string axis;      // none | bits | drift | crosstalk | nep | splitter_excess | nominal
-  double value = 0;      // in the axis's display unit
-  std::string compensation = "none";
-  ImpairmentKnobs knobs;
-  DriftCalibration calibration;
-};
+using impairments_detail::Finder;
+using impairments_detail::Point;
+
+// The (weight bits, detection noise) state a QAT projection is trained for: the knobs that
+// set the quantizer and the per-query noise (drift, crosstalk and calibration are static
+// errors the training model of qat.h does not see).
+ImpairmentKnobs qat_state_knobs(const ImpairmentKnobs& k) {
+  ImpairmentKnobs s;
+  s.bits = k.bits;
+  s.nep = k.nep;
+  s.splitter_excess = k.splitter_excess;
+  return s;
+}
+
+std::string qat_state_key(const ImpairmentKnobs& k) {
+  return fmt::format("{}:{}:{}", k.bits.value_or(0), k.nep ? k.nep->si() : -1.0,
+                     k.splitter_excess ? k.splitter_excess->si() : -1.0);
+}
 
 const char* axis_unit(const std::string& axis) {
   if (axis == "bits") return "bit";
@@ -36,13 +53,24 @@ ImpairmentKnobs nominal(const ImpairmentPointSpec& c) {
 }
 
 // Every point of the study: ideal, the combined point, each axis alone and on the combined
-// point; the drift axis and combined points once per compensation.
+// point, once per compensation that acts there (compensation_acts).
 std::vector<Point> study_points(const ImpairmentsStudySpec& s) {
-  std::vector<Point> pts{{"ideal", "none", 0, "none", {}, {}}};
+  std::vector<Point> pts{{"ideal", "none", 0, "none", {}, {}, 0, {}, {}}};
+  std::size_t ordinal = 0;
   auto add = [&](const std::string& scenario, const std::string& axis, double value,
                  const ImpairmentKnobs& k) {
-    for (const std::string& comp : s.compensation)
-      if (comp == "none" || k.drift) pts.push_back({scenario, axis, value, comp, k, {}});
+    ++ordinal;
+    // The combined nominal point runs every compensation; the combined scenario's swept axes
+    // those in combined_axes_compensation.
+    const bool swept = scenario == "combined" && axis != "nominal";
+    for (const std::string& comp : s.compensation) {
+      const Compensation c = parse_compensation(comp).value();  // checked by the spec
+      const bool listed =
+          std::find(s.combined_axes_compensation.begin(), s.combined_axes_compensation.end(),
+                    comp) != s.combined_axes_compensation.end();
+      if (!compensation_acts(c, k) || (swept && comp != "none" && !listed)) continue;
+      pts.push_back({scenario, axis, value, comp, c, k, ordinal, {}, {}});
+    }
   };
   add("combined", "nominal", 0, nominal(s.combined));
   for (const std::string scenario : {"alone", "combined"}) {
@@ -74,162 +102,6 @@ std::vector<Point> study_points(const ImpairmentsStudySpec& s) {
     }
   }
   return pts;
-}
-
-// Recall@32 (projected truth) of the first point matching, or nullopt.
-struct Finder {
-  const std::vector<Point>& pts;
-  const RetrievalReport& rep;
-  std::size_t k32;
-  std::optional<double> recall32(const std::string& scenario, const std::string& axis, double value,
-                                 const std::string& comp = "none", bool projected = true) const {
-    for (std::size_t i = 0; i < pts.size(); ++i)
-      if (pts[i].scenario == scenario && pts[i].axis == axis && pts[i].compensation == comp &&
-          std::abs(pts[i].value - value) < 1e-9) {
-        const RetrievalMetrics& m = rep.setups[i + 1][k32];
-        return projected ? m.recall_projected.mean : m.recall.mean;
-      }
-    return std::nullopt;
-  }
-};
-
-std::string pct(double x) {
-  return fmt::format("{:.3f}", x);
-}
-
-// The seed's table 3.1 beside ours. The seed measured recall against truth in the projected
-// space (SPEC section 3), so its figures are compared with our projected-space recall.
-void add_claims(report::StudyResult& r, const ImpairmentsStudySpec& spec,
-                const ImpairmentsSeedReference& seed, const Finder& f) {
-  const std::string cond =
-      "truth in the projected space (the ideal noiseless d=" +
-      std::to_string(spec.accelerator.device.grid.channels) +
-      " signature's top-k), as the seed measured; every other impairment ideal";
-  const auto ideal = f.recall32("ideal", "none", 0);
-  const auto ideal_full = f.recall32("ideal", "none", 0, "none", false);
-  const std::string e2e =
-      ideal_full ? " End to end (full-attention truth) the ideal machine reaches Recall@32 " +
-                       pct(*ideal_full) + ": the d=32 projection itself loses the rest."
-                 : "";
-  {
-    const auto ours = f.recall32("alone", "bits", 8);
-    report::Claim& c = r.add_claim("recall32_8bit", "Recall@32 0.98 with 8-bit weights", "");
-    support::judge(c, seed.recall32_8bit, ours, spec.tolerance, cond,
-                   "8-bit weight DAC (with the accelerator's INL/DNL and gain error behind its "
-                   "calibration ROM), queries at the accelerator's query_bits, nothing else "
-                   "impaired." +
-                       e2e);
-  }
-  {
-    const auto ours = f.recall32("alone", "bits", 4);
-    report::Claim& c = r.add_claim("recall32_4bit", "Recall@32 0.85 with 4-bit weights", "");
-    support::judge(c, seed.recall32_4bit, ours, spec.tolerance, cond,
-                   "4-bit weight DAC alone. The quantized weight moves a signature by up to half "
-                   "an LSB of 2/15 of the weight range; blocks whose projected scores lie closer "
-                   "than that swap places.");
-  }
-  const double lo = seed.drift_low.si() * 1e12, hi = seed.drift_high.si() * 1e12;
-  {
-    const auto ours = f.recall32("alone", "drift", lo);
-    report::Claim& c =
-        r.add_claim("recall32_drift_low", fmt::format("Recall@32 0.94 at {} pm drift", lo), "");
-    support::judge(c, seed.recall32_drift_low, ours, spec.tolerance, cond,
-                   "Drift in pm goes through the ring's Lorentzian response: the weight moves by "
-                   "the response's slope times the drift, not by a Gaussian on the normalized "
-                   "weight as in the seed's simulator (SPEC section 3).");
-  }
-  {
-    const auto ours = f.recall32("alone", "drift", hi);
-    const auto cal = f.recall32("alone", "drift", hi, "calibration");
-    report::Claim& c =
-        r.add_claim("recall32_drift_high", fmt::format("Recall@32 0.66 at {} pm drift", hi), "");
-    support::judge(
-        c, seed.recall32_drift_high, ours, spec.tolerance, cond,
-        fmt::format("Uncalibrated per-ring drift of {} pm against a ring FWHM of {:.0f} pm.{}", hi,
-                    photonics::ring_of(spec.accelerator.device).fwhm() * 1e12,
-                    cal ? " With the closed-loop lock (residual replacing the drift) Recall@32 "
-                          "is " +
-                              pct(*cal) + "."
-                        : ""));
-  }
-  {
-    // Crosstalk alone at the isolations whose comb fits one FSR; aliased grids are a WDM
-    // planning failure, not crosstalk (table crosstalk_grid), and are left out here.
-    std::optional<double> ours;
-    std::string aliased;
-    for (Decibel x : spec.axes.crosstalk) {
-      ImpairmentKnobs k;
-      k.crosstalk = x;
-      const prism::AcceleratorSpec a = impaired_accelerator(spec.accelerator, k, 16);
-      const double span = a.device.grid.spacing.si() * a.device.grid.channels;
-      const auto r32 = f.recall32("alone", "crosstalk", x.si());
-      if (span > photonics::ring_of(a.device).fsr()) {
-        aliased += fmt::format("{}{} dB (Recall@32 {})", aliased.empty() ? "" : ", ", x.si(),
-                               r32 ? pct(*r32) : "-");
-        continue;
-      }
-      if (ideal && r32 && *ideal > 0)
-        ours = std::max(ours.value_or(-1.0), (*ideal - *r32) / *ideal);
-    }
-    report::Claim& c = r.add_claim("crosstalk_relative_drop",
-                                   "MRR crosstalk -15 to -30 dB: ~3% relative Recall@32 drop", "");
-    support::judge(
-        c, seed.crosstalk_relative_drop, ours, spec.tolerance, cond,
-        "The largest relative drop over the crosstalk points whose comb fits one FSR. The "
-        "isolation sets the channel spacing (Lorentzian tail); the kernel applies the full "
-        "crosstalk matrix over every FSR order and the bus order." +
-            (aliased.empty()
-                 ? std::string()
-                 : " Left out because the 32-channel comb is then wider than the ring's FSR and "
-                   "channels alias (table crosstalk_grid): " +
-                       aliased + "."));
-  }
-  {
-    // NEP: its own effect is the drop from the lowest to the highest NEP (both with every
-    // other detection-noise term on).
-    std::optional<double> drop;
-    if (!spec.axes.nep.empty()) {
-      const auto a = f.recall32("alone", "nep", spec.axes.nep.front().si() * 1e12);
-      const auto b = f.recall32("alone", "nep", spec.axes.nep.back().si() * 1e12);
-      if (a && b && *a > 0) drop = (*a - *b) / *a;
-    }
-    report::Claim& c =
-        r.add_claim("nep_drop", "detector NEP 1-20 pW/rtHz: negligible while SNR > 30 dB", "");
-    c.ours = drop;
-    c.seed_value = report::SeedValue::none();
-    const bool negligible = drop && *drop <= spec.negligible_drop;
-    c.verdict = !drop        ? report::Verdict::not_comparable
-                : negligible ? report::Verdict::holds_under_conditions
-                             : report::Verdict::does_not_hold;
-    c.conditions = negligible ? "every detection-noise term on at the accelerator's link budget "
-                                "(table noise_floor gives the SNR)"
-                              : "";
-    c.explanation = fmt::format(
-        "Ours: relative Recall@32 drop from the lowest to the highest NEP of the axis "
-        "(negligible means <= {}).",
-        spec.negligible_drop);
-  }
-  {
-    std::optional<double> drop;
-    if (!spec.axes.splitter_excess.empty()) {
-      const auto a = f.recall32("alone", "splitter_excess", spec.axes.splitter_excess.front().si());
-      const auto b = f.recall32("alone", "splitter_excess", spec.axes.splitter_excess.back().si());
-      if (a && b && *a > 0) drop = (*a - *b) / *a;
-    }
-    report::Claim& c =
-        r.add_claim("splitter_drop", "splitter loss 0.1-0.3 dB/stage needs gain compensation", "");
-    c.ours = drop;
-    const bool matters = drop && *drop > spec.negligible_drop;
-    c.verdict = !drop     ? report::Verdict::not_comparable
-                : matters ? report::Verdict::holds
-                          : report::Verdict::does_not_hold;
-    c.explanation = fmt::format(
-        "Ours: relative Recall@32 drop from the lowest to the highest excess loss (every noise "
-        "term on). The splitter tree to the bank's rows has ceil(log2 rows) stages; excess loss "
-        "only lowers the signal against the noise floor, so it needs compensation only when the "
-        "drop exceeds {} (table noise_floor gives the SNR).",
-        spec.negligible_drop);
-  }
 }
 
 // WDM grid of each crosstalk point and the noise floor of each noise point.
@@ -276,31 +148,73 @@ report::StudyResult run_impairments_study(const StudyInput& in, Context& ctx) {
   const auto seed = support::load_reference<ImpairmentsSeedReference>("impairments_seed", in.load);
   std::vector<Point> pts = study_points(spec);
   const auto d = static_cast<std::size_t>(spec.accelerator.device.grid.channels);
-
-  ctx.log().info("impairments: generating the {}-token cache", spec.workload.tokens);
-  const kv::KvCache cache = kv::generate_kv_cache(spec.workload, ctx);
-  ctx.throw_if_cancelled("impairments");
-
+  const int ideal_bits = static_cast<int>(spec.ideal_bits);
   const ScorerCatalog catalog;
-  std::vector<RetrievalSetup> setups{catalog.setup("signature_ideal", "signature", d)};
-  for (std::size_t i = 0; i < pts.size(); ++i) {
-    Point& p = pts[i];
-    const int ideal_bits = static_cast<int>(spec.ideal_bits);
-    if (p.compensation == "calibration") {
-      const prism::AcceleratorSpec raw =
-          impaired_accelerator(spec.accelerator, p.knobs, ideal_bits);
-      p.calibration = calibrate_drift(raw, *p.knobs.drift, raw.device.bank.rows, ctx.seed() + i);
-      p.knobs.calibration_residual = Length::si(p.calibration.residual_rms);
-    }
-    RetrievalSetup s = catalog.setup(
-        fmt::format("{}:{}:{}:{}", p.scenario, p.axis, p.value, p.compensation), "prism", d);
-    prism::attach_accelerator(s.options,
-                              impaired_accelerator(spec.accelerator, p.knobs, ideal_bits));
-    setups.push_back(std::move(s));
-  }
   RetrievalOptions ro =
       support::retrieval_options(spec.ks, spec.block_tokens, spec.projection, d, catalog);
   ro.reference = 0;
+  ro.shared_projection.clear();  // fitted here: the QAT setups get their own projections
+
+  // The cache; with QAT, qat_train_steps more decode steps that only train (qat.h).
+  const bool any_qat =
+      std::any_of(pts.begin(), pts.end(), [](const Point& p) { return p.parts.qat; });
+  kv::KvGeneratorSpec workload = spec.workload;
+  if (any_qat) workload.steps += spec.qat_train_steps;
+  ctx.log().info("impairments: generating the {}-token cache", workload.tokens);
+  kv::KvCache generated = kv::generate_kv_cache(workload, ctx);
+  ctx.throw_if_cancelled("impairments");
+  QatTrainingSplit split;
+  if (any_qat)
+    split = split_qat_training(std::move(generated), static_cast<std::size_t>(spec.workload.steps),
+                               ro.blocks, ctx);
+  else
+    split.eval = std::move(generated);
+  const kv::KvCache& cache = split.eval;
+  const NpyArray fitted =
+      fit_head_projections(cache, catalog.projections.get(spec.projection), d, ctx);
+
+  // One QAT training per (bits, noise) state, shared by every point in that state.
+  std::map<std::string, NpyArray> qat;
+  std::map<std::string, std::pair<int, double>> qat_trained;  // key -> (bits, score noise)
+  for (Point& p : pts) {
+    if (!p.parts.qat) continue;
+    const ImpairmentKnobs state = qat_state_knobs(p.knobs);
+    p.qat_state = qat_state_key(state);
+    if (qat.count(p.qat_state)) continue;
+    ctx.throw_if_cancelled("impairments QAT");
+    const prism::QatOptions o = qat_options(
+        spec.qat, impaired_accelerator(spec.accelerator, state, ideal_bits), ctx.seed());
+    ctx.log().info("impairments: QAT at {} bits, score noise {:.3g}", o.weight_bits, o.score_noise);
+    qat.emplace(p.qat_state, train_qat_projections(split.train, fitted, o, ctx));
+    qat_trained.emplace(p.qat_state, std::make_pair(o.weight_bits, o.score_noise));
+  }
+
+  auto with_projection = [&](RetrievalSetup s, const NpyArray& projection) {
+    s.options.projection = "learned";
+    s.options.learned = &projection;
+    return s;
+  };
+  std::vector<RetrievalSetup> setups{
+      with_projection(catalog.setup("signature_ideal", "signature", d), fitted)};
+  std::vector<prism::VotingCost> prices;
+  for (Point& p : pts) {
+    if (p.parts.calibration) {
+      const prism::AcceleratorSpec raw =
+          impaired_accelerator(spec.accelerator, p.knobs, ideal_bits);
+      p.calibration =
+          calibrate_drift(raw, *p.knobs.drift, raw.device.bank.rows, ctx.seed() + p.knob_point);
+      p.knobs.calibration_residual = Length::si(p.calibration.residual_rms);
+    }
+    prism::AcceleratorSpec a = impaired_accelerator(spec.accelerator, p.knobs, ideal_bits);
+    a.selection.votes = p.parts.voting ? static_cast<int>(spec.votes) : 1;
+    prices.push_back(prism::voting_cost(prism::cost(a), a.selection.votes));
+    RetrievalSetup s = with_projection(
+        catalog.setup(fmt::format("{}:{}:{}:{}", p.scenario, p.axis, p.value, p.compensation),
+                      "prism", d),
+        p.parts.qat ? qat.at(p.qat_state) : fitted);
+    prism::attach_accelerator(s.options, a);
+    setups.push_back(std::move(s));
+  }
   ctx.log().info("impairments: {} points on {} heads x {} steps", pts.size(),
                  cache.geometry().layers * cache.geometry().kv_heads, cache.geometry().steps);
   const RetrievalReport rep = evaluate_retrieval(cache, setups, ro, ctx);
@@ -321,6 +235,9 @@ report::StudyResult run_impairments_study(const StudyInput& in, Context& ctx) {
        {"compensation", ""},
        {"residual_pm", "pm"},
        {"failed_rings", ""},
+       {"votes", ""},
+       {"energy_nj", "nJ"},
+       {"latency_ns", "ns"},
        {"k", ""},
        {"recall_projected", ""},
        {"recall_projected_ci", ""},
@@ -334,13 +251,20 @@ report::StudyResult run_impairments_study(const StudyInput& in, Context& ctx) {
     for (const RetrievalMetrics& m : rep.setups[i + 1])
       t.add_row({pts[i].scenario, pts[i].axis, pts[i].value, std::string(axis_unit(pts[i].axis)),
                  pts[i].compensation, pts[i].calibration.residual_rms * 1e12,
-                 std::int64_t{pts[i].calibration.failed}, static_cast<std::int64_t>(m.k),
-                 m.recall_projected.mean, m.recall_projected.ci95, m.recall.mean, m.recall.ci95,
-                 m.mass_recall.mean, m.needle_hit.mean, m.needle_hit_union.mean,
-                 m.fetched_fraction.mean});
+                 std::int64_t{pts[i].calibration.failed}, std::int64_t{prices[i].votes},
+                 prices[i].dynamic_energy * 1e9, prices[i].latency * 1e9,
+                 static_cast<std::int64_t>(m.k), m.recall_projected.mean, m.recall_projected.ci95,
+                 m.recall.mean, m.recall.ci95, m.mass_recall.mean, m.needle_hit.mean,
+                 m.needle_hit_union.mean, m.fetched_fraction.mean});
   add_physics_tables(r, spec);
+  Table& qt = r.add_table("qat_states",
+                          "QAT trainings: one per (weight bits, detection noise) state, every head",
+                          {{"state", ""}, {"weight_bits", "bit"}, {"score_noise", ""}});
+  for (const auto& [key, state] : qat_trained)
+    qt.add_row({key, std::int64_t{state.first}, state.second});
   const Finder finder{pts, rep, support::k_index(spec.ks, 32)};
-  add_claims(r, spec, seed, finder);
+  impairments_detail::add_claims(r, spec, seed, finder);
+  impairments_detail::add_compensation_claims(r, spec, seed, finder);
   for (const char* axis : {"bits", "drift", "crosstalk", "nep", "splitter_excess"}) {
     const bool drift = std::string(axis) == "drift";
     r.add_chart(fmt::format("Recall@32 vs {} ({})", axis, axis_unit(axis)), "points",

@@ -67,7 +67,22 @@ class Impairments(RetrievalStudy):
         self.assertLess(cal["residual_pm"], 2.0)
         self.assertGreater(cal["recall_projected"],
                            find("alone", "drift", 10, 32)["recall_projected"])
+        # Voting is priced at M x one query's energy and latency; QAT runs where the weights
+        # are quantized and never on the unquantized drift axis.
+        v, n = find("alone", "nep", 1, 32, "voting"), find("alone", "nep", 1, 32)
+        self.assertGreater(v["votes"], 1)
+        self.assertAlmostEqual(v["energy_nj"], v["votes"] * n["energy_nj"], delta=1e-9)
+        self.assertAlmostEqual(v["latency_ns"], v["votes"] * n["latency_ns"], delta=1e-6)
+        find("alone", "bits", 4, 32, "qat")
+        self.assertFalse([p for p in pts if p["scenario"] == "alone" and p["axis"] == "drift"
+                          and p["compensation"] in ("qat", "voting")])
+        self.assertTrue(rows(res, "qat_states"))
         self.assertTrue(res["charts"])
+
+    def test_unknown_compensation_is_an_input_error(self):
+        r = run("study", "run", "impairments", "--quick", "--out", self.tmp,
+                "--set", "compensation=[none, magic]")
+        self.assertInputError(r, "compensation[1]", "magic")
 
     def test_bad_axis_value_is_an_input_error(self):
         r = run("study", "run", "impairments", "--quick", "--out", self.tmp,

@@ -1,13 +1,14 @@
 // The `impairments` study (../shared/SPEC.md 1.4, seed table 3.1; docs/studies.md): Recall@k,
 // mass recall and needle hits of the Prism scorer versus weight bits, ring drift, WDM
 // crosstalk, detector NEP and splitter excess loss, each alone (everything else ideal) and
-// combined (everything else at a nominal point), with and without closed-loop calibration,
+// combined (everything else at a nominal point), with and without compensation,
 // against two truths: the ideal noiseless signature's top-k (projected space: hardware loss
 // only, the seed's measure) and full-dimension attention (end-to-end loss).
 //
-// Compensation axis: `none` and `calibration` are implemented; QAT (a learned projection)
-// and Monte-Carlo voting are the other compensations of the issue and plug in here as further
-// values of `compensation` (docs/studies.md, "impairments", says how).
+// Compensation axis: `none`, `calibration` (closed-loop lock of the drift), `qat` (the
+// projection trained through the quantizer and noise of the point, per (layer, KV head), on
+// decode steps that are never evaluated) and `voting` (M Monte-Carlo evaluations per query),
+// and '+'-joined combinations such as `calibration+qat+voting` (docs/studies.md).
 #pragma once
 
 #include <cstdint>
@@ -17,9 +18,15 @@
 #include <vector>
 
 #include "lightsim/core/config.h"
+#include "lightsim/core/npy.h"
 #include "lightsim/core/units.h"
+#include "lightsim/kv/blocks.h"
+#include "lightsim/kv/cache.h"
 #include "lightsim/kv/generator.h"
+#include "lightsim/kv/projection.h"
 #include "lightsim/prism/accelerator.h"
+#include "lightsim/prism/qat.h"
+#include "lightsim/studies/compensation.h"
 #include "lightsim/studies/study.h"
 
 namespace lightsim::studies {
@@ -60,9 +67,16 @@ struct ImpairmentsStudySpec {
   std::int64_t ideal_bits = 16;    // weight and query resolution of an "ideal" point
   ImpairmentAxesSpec axes;
   ImpairmentPointSpec combined;
+  // Compensations ("none" or '+'-joined parts of calibration, qat, voting). Each runs at the
+  // ideal-plus-one-axis points it acts on and at the combined nominal point; the combined
+  // scenario's swept axes run those also in combined_axes_compensation.
   std::vector<std::string> compensation = {"none", "calibration"};
-  double tolerance = 0.05;        // |ours - seed| (recall) within which a claim holds
-  double negligible_drop = 0.02;  // relative Recall@32 drop called negligible
+  std::vector<std::string> combined_axes_compensation = {"none", "calibration"};
+  std::int64_t votes = 10;            // M of `voting` (priced M x energy and latency)
+  std::int64_t qat_train_steps = 16;  // decode steps generated after `workload.steps` for QAT
+  QatStudySpec qat;                   // QAT settings (the bits and noise come from the point)
+  double tolerance = 0.05;            // |ours - seed| (recall) within which a claim holds
+  double negligible_drop = 0.02;      // relative Recall@32 drop called negligible
   static void describe(config::Schema<ImpairmentsStudySpec>& s);
 };
 
@@ -90,6 +104,21 @@ struct ImpairmentKnobs {
   std::optional<Length> calibration_residual;  // lock residual replacing the drift
 };
 
+// One value of the compensation axis: which compensations it applies.
+struct Compensation {
+  bool calibration = false;  // drift replaced by the closed-loop lock's residual
+  bool qat = false;          // the QAT projection of the point's (bits, noise) state
+  bool voting = false;       // selection.votes = M
+  bool operator==(const Compensation&) const = default;
+};
+// "none" or '+'-joined distinct parts ("calibration+qat"); nullopt for anything else.
+std::optional<Compensation> parse_compensation(std::string_view name);
+
+// Whether every part of `c` acts on a point with `knobs`: calibration needs drift, qat
+// quantized weights (bits), voting per-query detection noise (nep or splitter_excess).
+// "none" acts everywhere.
+bool compensation_acts(const Compensation& c, const ImpairmentKnobs& knobs);
+
 // `base` with every impairment off and weights/queries at `ideal_bits`, then the knobs:
 //   bits b: programming.weight_bits = device.dac.bits = b, DAC quantization and errors on
 //     (the accelerator's INL/DNL/gain error with its calibration ROM), query bits as `base`;
@@ -112,6 +141,29 @@ struct DriftCalibration {
 };
 DriftCalibration calibrate_drift(const prism::AcceleratorSpec& accelerator, Length sigma, int rows,
                                  std::uint64_t seed);
+
+// QAT of the impairments study. The workload is generated with workload.steps +
+// qat_train_steps decode steps; the query streams are sequential per head, so the first
+// workload.steps are the same queries as without QAT, and only those are evaluated.
+struct QatTrainingSplit {
+  kv::KvCache eval;                   // steps [0, eval_steps); keys and values moved in
+  std::vector<prism::QatData> train;  // [layer * kv_heads + kv_head]: steps [eval_steps, steps)
+};
+// Splits `full` (eval_steps < its steps) as above; the QAT data use the block layout `blocks`.
+QatTrainingSplit split_qat_training(kv::KvCache&& full, std::size_t eval_steps,
+                                    const kv::BlockOptions& blocks, Context& ctx);
+
+// The d x D projection of every head of `cache`, shape [layers, kv_heads, d, D] (the kv
+// "learned" layout), fitted by `fit` with the random stream the retrieval engine and the
+// scorers use for their own fits, so it equals evaluate_retrieval's shared projection.
+NpyArray fit_head_projections(const kv::KvCache& cache, const kv::ProjectionFitter& fit,
+                              std::size_t dim, Context& ctx);
+
+// QAT projections of every head ([layers, kv_heads, d, D]), each trained from its slice of
+// `init` on its QatData with `options` (prism::train_qat; noise streams from ctx.seed() and
+// the head). Heads in parallel; identical for any thread count.
+NpyArray train_qat_projections(const std::vector<prism::QatData>& train, const NpyArray& init,
+                               const prism::QatOptions& options, Context& ctx);
 
 report::StudyResult run_impairments_study(const StudyInput& in, Context& ctx);
 
