@@ -13,12 +13,30 @@ namespace lightsim::kv {
 // fused multiply-add in one clone only would change the last bits of that path. With plain
 // multiply and add, the avx512f, avx2 and baseline clones round identically.
 
+// The clones are selected by an ifunc resolver that the dynamic loader runs while relocating,
+// before any sanitizer runtime is initialized; clang instruments that resolver under
+// ThreadSanitizer, so the program crashed at load. TSan builds (which check threading, not the
+// SIMD paths, which the unit tests compare with each other in every other build) keep only the
+// default clone.
+#if defined(__SANITIZE_THREAD__)
+#define LIGHTSIM_NO_TARGET_CLONES 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define LIGHTSIM_NO_TARGET_CLONES 1
+#endif
+#endif
+#ifdef LIGHTSIM_NO_TARGET_CLONES
+#define LIGHTSIM_TARGET_CLONES(...)
+#else
+#define LIGHTSIM_TARGET_CLONES(...) [[gnu::target_clones(__VA_ARGS__)]]
+#endif
+
 // Blocks are processed in tiles of kTile so the accumulators stay in registers while the d rows
 // stream past. No avx512f clone: with the 4 KB row stride at 1024 blocks it measured slower
 // (3.5 vs 2.5 us); the blocked layout below is the fast path.
-[[gnu::target_clones("avx2", "default")]] void score_signatures(const float* sig_t, const float* q,
-                                                                std::size_t blocks, std::size_t dim,
-                                                                float* out) {
+LIGHTSIM_TARGET_CLONES("avx2", "default")
+void score_signatures(const float* sig_t, const float* q, std::size_t blocks, std::size_t dim,
+                      float* out) {
   constexpr std::size_t kTile = 32;
   std::size_t b0 = 0;
   for (; b0 + kTile <= blocks; b0 += kTile) {
@@ -53,11 +71,9 @@ namespace {
 
 // One tile: acc[i] = sum_j tile[j * kT + i] * q[j], j in order. The fixed trip count lets the
 // compiler keep all kT accumulators in vector registers (4 zmm / 8 ymm).
-[[gnu::target_clones("avx512f", "avx2", "default")]] void score_tiles(const float* __restrict data,
-                                                                      const float* __restrict q,
-                                                                      std::size_t tiles,
-                                                                      std::size_t dim,
-                                                                      float* __restrict out) {
+LIGHTSIM_TARGET_CLONES("avx512f", "avx2", "default")
+void score_tiles(const float* __restrict data, const float* __restrict q, std::size_t tiles,
+                 std::size_t dim, float* __restrict out) {
   constexpr std::size_t kT = kSignatureTile;
   for (std::size_t t = 0; t < tiles; ++t) {
     const float* tile = data + t * dim * kT;
@@ -110,10 +126,8 @@ void top_k_heap(std::span<const float> scores, std::size_t k, std::uint32_t* out
 }
 
 // gm[c] = max over i = c, c + g, c + 2g, ... < n of s[i] (n >= g): whole rows of g vectorize.
-[[gnu::target_clones("avx512f", "avx2", "default")]] void strided_group_max(const float* s,
-                                                                            std::size_t n,
-                                                                            std::size_t g,
-                                                                            float* gm) {
+LIGHTSIM_TARGET_CLONES("avx512f", "avx2", "default")
+void strided_group_max(const float* s, std::size_t n, std::size_t g, float* gm) {
   std::copy_n(s, g, gm);
   std::size_t i = g;
   for (; i + g <= n; i += g)

@@ -63,8 +63,8 @@ TEST(Parallel, FloatingPointReduceIsBitIdenticalForAnyThreadCount) {
 }
 
 TEST(Parallel, RandomStreamsPerIndexGiveTheSameResultForAnyThreadCount) {
-  const std::size_t n = 2000;
-  auto run = [n](std::size_t threads) {
+  constexpr std::size_t n = 2000;
+  auto run = [](std::size_t threads) {
     ThreadPool pool(threads);
     std::vector<float> first(n);
     const double sum = parallel_reduce(

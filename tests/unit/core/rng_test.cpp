@@ -251,8 +251,8 @@ TEST(Rng, FloatTransformIsAccurateAgainstDoubleReference) {
 }
 
 TEST(Rng, DifferentKeysAreUncorrelated) {
-  const std::size_t n = 1'000'000;
-  auto draw = [n](std::uint64_t seed, std::initializer_list<std::uint64_t> ids) {
+  constexpr std::size_t n = 1'000'000;
+  auto draw = [](std::uint64_t seed, std::initializer_list<std::uint64_t> ids) {
     std::vector<float> v(n);
     RandomStream(seed, ids).fill_normal(std::span<float>(v));
     return v;
