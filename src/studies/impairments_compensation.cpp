@@ -9,6 +9,7 @@
 #include "lightsim/core/parallel.h"
 #include "lightsim/core/rng.h"
 #include "lightsim/studies/impairments.h"
+#include "lightsim/studies/retrieval.h"
 
 namespace lightsim::studies {
 
@@ -66,29 +67,6 @@ QatTrainingSplit split_qat_training(kv::KvCache&& full, std::size_t eval_steps,
   out.eval.source = full.source;
   out.eval.storage = full.storage;
   return out;
-}
-
-NpyArray fit_head_projections(const kv::KvCache& cache, const kv::ProjectionFitter& fit,
-                              std::size_t dim, Context& ctx) {
-  const kv::KvGeometry& g = cache.geometry();
-  NpyArray a;
-  a.shape = {g.layers, g.kv_heads, dim, g.head_dim};
-  a.values.resize(g.layers * g.kv_heads * dim * g.head_dim);
-  a.source = "impairments study: per-head projection";
-  parallel_for(
-      ctx, g.layers * g.kv_heads,
-      [&](std::size_t h) {
-        const std::size_t layer = h / g.kv_heads, kv_head = h % g.kv_heads;
-        const kv::HeadView head = cache.head(layer, kv_head);
-        // The stream of evaluate_retrieval's shared fit and of the scorers' own fits.
-        RandomStream rng(ctx.seed(), {0x7369670000ull, layer, kv_head});
-        const kv::ProjectionMatrix p =
-            fit(kv::ProjectionInput{&head, dim, layer, kv_head, &rng, nullptr});
-        std::copy(p.rows.begin(), p.rows.end(),
-                  a.values.begin() + static_cast<std::ptrdiff_t>(h * dim * g.head_dim));
-      },
-      1);
-  return a;
 }
 
 NpyArray train_qat_projections(const std::vector<prism::QatData>& train, const NpyArray& init,

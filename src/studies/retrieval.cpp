@@ -32,25 +32,8 @@ struct HeadResult {
 // The shared projection of every head, [layers, kv_heads, d, D] (the "learned" layout).
 NpyArray fit_shared(const kv::KvCache& cache, const RetrievalOptions& o, Context& ctx) {
   LIGHTSIM_CHECK(o.projections != nullptr, "evaluate_retrieval: the projection family is needed");
-  const kv::KvGeometry& g = cache.geometry();
-  const kv::ProjectionFitter& fit = o.projections->get(o.shared_projection);
-  NpyArray a;
-  a.shape = {g.layers, g.kv_heads, o.dim, g.head_dim};
-  a.values.resize(g.layers * g.kv_heads * o.dim * g.head_dim);
+  NpyArray a = fit_head_projections(cache, o.projections->get(o.shared_projection), o.dim, ctx);
   a.source = "shared " + o.shared_projection + " projection";
-  parallel_for(
-      ctx, g.layers * g.kv_heads,
-      [&](std::size_t h) {
-        const std::size_t layer = h / g.kv_heads, kv_head = h % g.kv_heads;
-        const kv::HeadView head = cache.head(layer, kv_head);
-        // The stream the scorers use for their own fits (prism and signature scorers).
-        RandomStream rng(ctx.seed(), {0x7369670000ull, layer, kv_head});
-        const kv::ProjectionMatrix p =
-            fit(kv::ProjectionInput{&head, o.dim, layer, kv_head, &rng, nullptr});
-        std::copy(p.rows.begin(), p.rows.end(),
-                  a.values.begin() + static_cast<std::ptrdiff_t>(h * o.dim * g.head_dim));
-      },
-      1);
   return a;
 }
 
@@ -149,6 +132,29 @@ double overlap_fraction(std::span<const std::size_t> selected, std::span<const s
   for (std::size_t t : truth)
     hits += std::find(selected.begin(), selected.end(), t) != selected.end();
   return static_cast<double>(hits) / static_cast<double>(truth.size());
+}
+
+NpyArray fit_head_projections(const kv::KvCache& cache, const kv::ProjectionFitter& fit,
+                              std::size_t dim, Context& ctx) {
+  const kv::KvGeometry& g = cache.geometry();
+  NpyArray a;
+  a.shape = {g.layers, g.kv_heads, dim, g.head_dim};
+  a.values.resize(g.layers * g.kv_heads * dim * g.head_dim);
+  a.source = "per-head projection";
+  parallel_for(
+      ctx, g.layers * g.kv_heads,
+      [&](std::size_t h) {
+        const std::size_t layer = h / g.kv_heads, kv_head = h % g.kv_heads;
+        const kv::HeadView head = cache.head(layer, kv_head);
+        // The stream the scorers use for their own fits (prism and signature scorers).
+        RandomStream rng(ctx.seed(), {0x7369670000ull, layer, kv_head});
+        const kv::ProjectionMatrix p =
+            fit(kv::ProjectionInput{&head, dim, layer, kv_head, &rng, nullptr});
+        std::copy(p.rows.begin(), p.rows.end(),
+                  a.values.begin() + static_cast<std::ptrdiff_t>(h * dim * g.head_dim));
+      },
+      1);
+  return a;
 }
 
 RetrievalReport evaluate_retrieval(const kv::KvCache& cache,

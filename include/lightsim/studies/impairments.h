@@ -153,12 +153,6 @@ struct QatTrainingSplit {
 QatTrainingSplit split_qat_training(kv::KvCache&& full, std::size_t eval_steps,
                                     const kv::BlockOptions& blocks, Context& ctx);
 
-// The d x D projection of every head of `cache`, shape [layers, kv_heads, d, D] (the kv
-// "learned" layout), fitted by `fit` with the random stream the retrieval engine and the
-// scorers use for their own fits, so it equals evaluate_retrieval's shared projection.
-NpyArray fit_head_projections(const kv::KvCache& cache, const kv::ProjectionFitter& fit,
-                              std::size_t dim, Context& ctx);
-
 // QAT projections of every head ([layers, kv_heads, d, D]), each trained from its slice of
 // `init` on its QatData with `options` (prism::train_qat; noise streams from ctx.seed() and
 // the head). Heads in parallel; identical for any thread count.

@@ -21,7 +21,9 @@
 #include <vector>
 
 #include "lightsim/core/context.h"
+#include "lightsim/core/npy.h"
 #include "lightsim/kv/metrics.h"
+#include "lightsim/kv/projection.h"
 #include "lightsim/kv/scorer.h"
 
 namespace lightsim::studies {
@@ -81,6 +83,14 @@ struct ScorerCatalog {
 // |a & b| / |b| for index lists without duplicates (b non-empty): the fraction of the truth
 // `b` found in the selection `a`. Recall@k with b the truth's top-k.
 double overlap_fraction(std::span<const std::size_t> selected, std::span<const std::size_t> truth);
+
+// The d x D projection of every head of `cache`, shape [layers, kv_heads, d, D] (the kv
+// "learned" layout), fitted by `fit` with the random stream the scorers use for their own fits
+// (so a scorer fitting the same head itself gets the same matrix). evaluate_retrieval's shared
+// projection is this with the options' shared_projection fitter. Heads in parallel; identical
+// for any thread count.
+NpyArray fit_head_projections(const kv::KvCache& cache, const kv::ProjectionFitter& fit,
+                              std::size_t dim, Context& ctx);
 
 // Evaluates every setup on every (layer, KV head) of `cache`, heads in parallel (identical
 // results for any thread count). Polls ctx for cancellation between heads.
