@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "lightsim/core/error.h"
 #include "lightsim/photonics/device.h"
 
 namespace lightsim::photonics {
@@ -92,6 +93,9 @@ ProgrammedWeight WeightProgrammer::program(double w, const DacInstance& dac, dou
 
 ProgrammedWeight WeightProgrammer::program_to(double w, double target, const DacInstance& dac,
                                               double delta_t) const {
+  LIGHTSIM_CHECK(dac.code_error.size() == static_cast<std::size_t>(codes_),
+                 "program_to: a DAC instance of {} codes for a {}-code DAC", dac.code_error.size(),
+                 codes_);
   ProgrammedWeight p;
   p.requested = w;
   const double w_lo = ring_.weight_min(), w_hi = ring_.weight_max();

@@ -48,9 +48,12 @@ TEST(StatePreparation, SampleGainEqualsSampleAndLeavesTheStreamAtTheSamePlace) {
 }
 
 TEST(StatePreparation, ProgrammingWithThePrecomputedTargetIsTheSame) {
-  const WeightProgrammer programmer(device(32));
+  const DeviceSpec dev = device(32);
+  const WeightProgrammer programmer(dev);
   RandomStream rng(5, {1});
-  const DacInstance dac = DacInstance::sample(DacSpec{4, 0.3, 0.2, 0.01, true, 0.001}, rng);
+  // The DAC instance must have the device's DAC resolution (one code error per code).
+  const DacInstance dac =
+      DacInstance::sample(DacSpec{dev.dac.bits, 0.3, 0.2, 0.01, true, 0.001}, rng);
   for (double w : {-1.2, -0.9, -0.31, 0.0, 0.125, 0.77, 0.9, 1.5}) {
     const ProgrammedWeight a = programmer.program(w, dac, 0.5);
     const ProgrammedWeight b = programmer.program_to(w, programmer.target_detuning(w), dac, 0.5);
@@ -60,6 +63,14 @@ TEST(StatePreparation, ProgrammingWithThePrecomputedTargetIsTheSame) {
     EXPECT_EQ(a.achieved, b.achieved) << w;
     EXPECT_EQ(a.out_of_range, b.out_of_range) << w;
   }
+}
+
+TEST(StatePreparation, ADacInstanceOfAnotherResolutionIsRefused) {
+  const DeviceSpec dev = device(32);
+  const WeightProgrammer programmer(dev);
+  RandomStream rng(5, {1});
+  const DacInstance dac = DacInstance::sample(DacSpec{dev.dac.bits - 2}, rng);
+  EXPECT_THROW((void)programmer.program(0.5, dac), InternalError);
 }
 
 TEST(StatePreparation, KernelBuiltInAStateEqualsConstructionThenSetState) {
