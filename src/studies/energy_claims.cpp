@@ -19,30 +19,38 @@ void add_power(report::StudyResult& r, const EnergyStudySpec& spec, const config
                           {"dynamic_energy", "nJ"},
                           {"system_queries_per_s", "1/s"},
                           {"power_full_rate", "W"},
-                          {"power_at_query_rate", "W"}});
+                          {"power_at_query_rate", "W"},
+                          {"tec_holds", ""},
+                          {"tec_note", ""}});
   const double rate = spec.query_rate.si();
   double full[2] = {0, 0}, at_rate[2] = {0, 0}, fixed[2] = {0, 0};
   const std::string names[2] = {spec.tfln_preset, spec.soi_preset};
+  const prism::CostReport costs[2] = {prism::cost(prism::load_accelerator(names[0], load)),
+                                      prism::cost(prism::load_accelerator(names[1], load))};
+  // An infeasible TEC's power is not a figure: then both sides go without their TEC.
+  const TecComparison tec = tec_comparison(costs[0], names[0], costs[1], names[1]);
   for (int i = 0; i < 2; ++i) {
-    const prism::CostReport c = prism::cost(prism::load_accelerator(names[i], load));
-    full[i] = full_rate_power(c);
-    at_rate[i] = c.static_power_total + c.dynamic_energy * rate;
-    fixed[i] = c.static_power_total;
-    t.add_row({names[i], c.static_power_total, c.tec_power, c.dynamic_energy * kNano, c.system_qps,
-               full[i], at_rate[i]});
+    const prism::CostReport& c = costs[i];
+    const double tec_power = tec.with_tec ? c.tec_power : 0.0;
+    full[i] = full_rate_power(c, tec.with_tec);
+    fixed[i] = c.static_power_total - c.tec_power + tec_power;
+    at_rate[i] = fixed[i] + c.dynamic_energy * rate;
+    t.add_row({names[i], fixed[i], c.thermal.feasible ? c.tec_power : 0.0, c.dynamic_energy * kNano,
+               c.system_qps, full[i], at_rate[i], c.thermal.feasible, c.thermal.reason});
   }
   report::Claim& x =
       r.add_claim("soi_power_ratio", "total system power of TFLN is lower than SOI's by", "x");
-  support::judge(x, seed.soi_power_ratio, full[1] / full[0], spec.agreement * seed.soi_power_ratio,
-                 "",
-                 fmt::format("power at full rate (every per-query energy x the system query "
-                             "rate, the prism study's figure): {} {:.4g} W, {} {:.4g} W; at the "
-                             "stated {:.3g} queries/s (static + dynamic x rate): {:.4g} W vs "
-                             "{:.4g} W, ratio {:.3g}; the ratio rises as the rate falls, to the "
-                             "static-power ratio {:.3g} at zero rate (SOI's static power: its "
-                             "heaters and the TEC pumping their heat); docs/studies.md \"energy\"",
-                             names[1], full[1], names[0], full[0], rate, at_rate[1], at_rate[0],
-                             at_rate[1] / at_rate[0], fixed[1] / fixed[0]));
+  support::judge(
+      x, seed.soi_power_ratio, full[1] / full[0], spec.agreement * seed.soi_power_ratio, "",
+      fmt::format("{}power at full rate (every per-query energy x the system query "
+                  "rate{}, the prism study's figure): {} {:.4g} W, {} {:.4g} W; at the "
+                  "stated {:.3g} queries/s (static + dynamic x rate): {:.4g} W vs "
+                  "{:.4g} W, ratio {:.3g}; the ratio rises as the rate falls, to the "
+                  "static-power ratio {:.3g} at zero rate (SOI's static power: its "
+                  "heaters{}); docs/studies.md \"energy\"",
+                  tec.note, tec.with_tec ? "" : ", TEC excluded", names[1], full[1], names[0],
+                  full[0], rate, at_rate[1], at_rate[0], at_rate[1] / at_rate[0],
+                  fixed[1] / fixed[0], tec.with_tec ? " and the TEC pumping their heat" : ""));
 }
 
 void add_claims(report::StudyResult& r, const Run& run, const EnergyStudySpec& spec,

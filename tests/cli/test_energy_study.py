@@ -71,6 +71,18 @@ class EnergyStudy(CliTest):
                         json.loads((self.tmp / "prism" / "prism.json").read_text())["claims"]}
         self.assertAlmostEqual(claims["soi_power_ratio"]["ours"],
                                prism_claims["soi_power_ratio"]["ours"], places=9)
+        # The SOI preset's TEC cannot hold its chip (98 W of heaters through the seed's
+        # package): its power is not a figure, so the ratio leaves both TECs out and says so.
+        power = {r["preset"]: r for r in self.rows(result, "power")}
+        self.assertFalse(power["soi"]["tec_holds"])
+        self.assertIn("cannot", power["soi"]["tec_note"])
+        self.assertTrue(power["seed"]["tec_holds"])
+        self.assertEqual(power["soi"]["tec_power"], 0)
+        self.assertAlmostEqual(claims["soi_power_ratio"]["ours"],
+                               power["soi"]["power_full_rate"] / power["seed"]["power_full_rate"],
+                               places=9)
+        self.assertIn("TECs are left out", claims["soi_power_ratio"]["explanation"])
+        self.assertIn("TECs are left out", prism_claims["soi_power_ratio"]["explanation"])
         self.assertTrue((out / "energy_per_query.csv").exists())
         self.assertTrue(any(c["table"] == "per_query" for c in result["charts"]))
 
