@@ -176,6 +176,9 @@ Json read_json_file(const std::filesystem::path& path) {
     }
     LIGHTSIM_THROW(DataFormatError, "malformed JSON in '{}' at line {}, column {} (byte {}): {}",
                    path.string(), line, column, e.byte, e.what());
+  } catch (const nlohmann::json::out_of_range& e) {
+    // A number too large for a double (found by fuzz.kv_manifest: "2000000000000E000...").
+    LIGHTSIM_THROW(DataFormatError, "malformed JSON in '{}': {}", path.string(), e.what());
   }
 }
 

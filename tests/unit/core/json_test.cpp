@@ -115,5 +115,12 @@ TEST(Json, ReadMalformedFileIsDataFormatErrorWithPosition) {
                                 {"bad.json", "line 3", "column", "byte"});
 }
 
+TEST(Json, ReadNumberTooLargeForADoubleIsDataFormatError) {
+  auto dir = scratch_dir();
+  write_bytes(dir / "big.json", "{\"layers\": 2E400}\n");
+  expect_error<DataFormatError>([&] { read_json_file(dir / "big.json"); },
+                                {"big.json", "number overflow"});
+}
+
 }  // namespace
 }  // namespace lightsim
