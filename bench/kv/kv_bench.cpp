@@ -3,8 +3,7 @@
 
 #include <vector>
 
-#include "lightsim/core/context.h"
-#include "lightsim/kv/generator.h"
+#include "bench_setup.h"
 #include "lightsim/kv/kernels.h"
 
 namespace lightsim::kv {
@@ -13,14 +12,8 @@ namespace {
 // Generating a 128K-token cache for one KV head (Qwen2.5-7B geometry: D = 128, 7 query heads
 // per KV head, 16 decode steps), one thread.
 void BM_GenerateHead128K(benchmark::State& state) {
-  KvGeneratorSpec spec;
-  spec.model_layers = 1;
-  spec.kv_heads = 1;
-  spec.q_heads = 7;
-  spec.tokens = 131072;
-  ContextOptions o;
-  o.threads = 1;
-  Context ctx(o);
+  const KvGeneratorSpec spec = bench::one_layer(1, 7, 131072);
+  Context ctx(bench::one_thread());
   for (auto _ : state) benchmark::DoNotOptimize(generate_kv_cache(spec, ctx).key_data().data());
   state.SetItemsProcessed(state.iterations() * spec.tokens);
 }

@@ -6,8 +6,7 @@
 
 #include <vector>
 
-#include "lightsim/core/context.h"
-#include "lightsim/kv/generator.h"
+#include "bench_setup.h"
 #include "lightsim/kv/metrics.h"
 #include "lightsim/kv/scorer.h"
 
@@ -18,14 +17,8 @@ namespace {
 // the quest scorer (min/max summaries, no fit), k = 8, 16, 32, one thread. Items = samples
 // (KV head, step).
 void BM_EvaluateMetrics8K(benchmark::State& state) {
-  KvGeneratorSpec spec;
-  spec.model_layers = 1;
-  spec.kv_heads = 4;
-  spec.q_heads = 28;
-  spec.tokens = 8192;
-  ContextOptions co;
-  co.threads = 1;
-  Context ctx(co);
+  const KvGeneratorSpec spec = bench::one_layer(4, 28, 8192);
+  Context ctx(bench::one_thread());
   const KvCache cache = generate_kv_cache(spec, ctx);
   ScorerFamily family("kv_scorer", "");
   register_scorers(family);

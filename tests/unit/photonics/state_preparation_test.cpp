@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "fit_device.h"
 #include "lightsim/core/rng.h"
 #include "lightsim/photonics/device.h"
 #include "lightsim/photonics/mvm.h"
@@ -15,15 +16,8 @@
 namespace lightsim::photonics {
 namespace {
 
-DeviceSpec device(int d) {  // the benchmark's design (seed_tfln_fit)
-  DeviceSpec dev;
-  dev.ring.q_loaded = 5e4;
-  dev.ring.extinction_ratio = Decibel::si(20.0);
-  dev.grid.channels = d;
-  dev.grid.spacing = Length::si(0.2e-9);
-  dev.tuning.max_voltage = Voltage::si(15.0);
-  dev.tia.gain = Resistance::si(15e3);
-  return dev;
+DeviceSpec device(int d) {
+  return testing::seed_tfln_fit_device(d);
 }
 
 template <class T>
