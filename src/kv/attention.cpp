@@ -11,24 +11,19 @@ void attention_weights(const HeadView& head, std::size_t g, std::size_t step,
   const float* q = head.query(g, step);
   const std::size_t dim = head.head_dim;
   const double scale = 1.0 / std::sqrt(static_cast<double>(dim));
-  // Four tokens at a time: four independent accumulation chains instead of one, each token's
-  // dot product still summed over d in order in double, so the logits are bit-identical to
-  // the one-token loop (the add latency, not the arithmetic, bounded that loop).
+  // Eight tokens at a time: eight independent accumulation chains instead of one, each
+  // token's dot product still summed over d in order in double, so the logits are
+  // bit-identical to the one-token loop (the add latency, not the arithmetic, bounded it).
+  constexpr std::size_t kTokens = 8;
   std::size_t t = 0;
-  for (; t + 4 <= head.tokens; t += 4) {
+  for (; t + kTokens <= head.tokens; t += kTokens) {
     const float* k = head.key(t);
-    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    double s[kTokens] = {};
     for (std::size_t d = 0; d < dim; ++d) {
       const auto qd = static_cast<double>(q[d]);
-      s0 += qd * k[d];
-      s1 += qd * k[dim + d];
-      s2 += qd * k[2 * dim + d];
-      s3 += qd * k[3 * dim + d];
+      for (std::size_t j = 0; j < kTokens; ++j) s[j] += qd * k[j * dim + d];
     }
-    p[t] = s0 * scale;
-    p[t + 1] = s1 * scale;
-    p[t + 2] = s2 * scale;
-    p[t + 3] = s3 * scale;
+    for (std::size_t j = 0; j < kTokens; ++j) p[t + j] = s[j] * scale;
   }
   for (; t < head.tokens; ++t) {
     const float* k = head.key(t);
