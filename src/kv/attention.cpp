@@ -9,30 +9,60 @@ void attention_weights(const HeadView& head, std::size_t g, std::size_t step,
                        std::vector<double>& p) {
   p.resize(head.tokens);
   const float* q = head.query(g, step);
-  const double scale = 1.0 / std::sqrt(static_cast<double>(head.head_dim));
-  double mx = -INFINITY;
-  for (std::size_t t = 0; t < head.tokens; ++t) {
+  const std::size_t dim = head.head_dim;
+  const double scale = 1.0 / std::sqrt(static_cast<double>(dim));
+  // Eight tokens at a time: eight independent accumulation chains instead of one, each
+  // token's dot product still summed over d in order in double, so the logits are
+  // bit-identical to the one-token loop (the add latency, not the arithmetic, bounded it).
+  constexpr std::size_t kTokens = 8;
+  std::size_t t = 0;
+  for (; t + kTokens <= head.tokens; t += kTokens) {
+    const float* k = head.key(t);
+    double s[kTokens] = {};
+    for (std::size_t d = 0; d < dim; ++d) {
+      const auto qd = static_cast<double>(q[d]);
+      for (std::size_t j = 0; j < kTokens; ++j) s[j] += qd * k[j * dim + d];
+    }
+    for (std::size_t j = 0; j < kTokens; ++j) p[t + j] = s[j] * scale;
+  }
+  for (; t < head.tokens; ++t) {
     const float* k = head.key(t);
     double s = 0;
-    for (std::size_t d = 0; d < head.head_dim; ++d) s += static_cast<double>(q[d]) * k[d];
+    for (std::size_t d = 0; d < dim; ++d) s += static_cast<double>(q[d]) * k[d];
     p[t] = s * scale;
-    mx = std::max(mx, p[t]);
   }
+  double mx = -INFINITY;
+  for (double x : p) mx = std::max(mx, x);
   double z = 0;
   for (auto& x : p) z += (x = std::exp(x - mx));
   for (auto& x : p) x /= z;
 }
 
-std::vector<double> group_block_mass(const HeadView& head, const BlockLayout& layout,
-                                     std::size_t step) {
-  std::vector<double> mass(layout.blocks(), 0.0), p;
+void group_block_mass(const HeadView& head, std::span<const BlockLayout> layouts, std::size_t step,
+                      std::vector<double>& p, std::vector<std::vector<double>>& masses) {
+  masses.resize(layouts.size());
+  for (std::size_t i = 0; i < layouts.size(); ++i) masses[i].assign(layouts[i].blocks(), 0.0);
   for (std::size_t g = 0; g < head.group; ++g) {
     attention_weights(head, g, step, p);
-    for (std::size_t b = 0; b < layout.blocks(); ++b)
-      for (std::size_t t = layout.begin(b); t < layout.end(b); ++t)
-        if (!layout.resident(t)) mass[b] += p[t];
+    for (std::size_t i = 0; i < layouts.size(); ++i) {
+      const BlockLayout& layout = layouts[i];
+      std::vector<double>& mass = masses[i];
+      // The non-resident tokens of block b, ascending: [max(begin, sink), min(end, recent)).
+      for (std::size_t b = 0; b < layout.blocks(); ++b) {
+        const std::size_t end = std::min(layout.end(b), layout.recent_begin());
+        for (std::size_t t = std::max(layout.begin(b), layout.sink_end()); t < end; ++t)
+          mass[b] += p[t];
+      }
+    }
   }
-  return mass;
+}
+
+std::vector<double> group_block_mass(const HeadView& head, const BlockLayout& layout,
+                                     std::size_t step) {
+  std::vector<double> p;
+  std::vector<std::vector<double>> masses;
+  group_block_mass(head, std::span<const BlockLayout>(&layout, 1), step, p, masses);
+  return std::move(masses[0]);
 }
 
 }  // namespace lightsim::kv

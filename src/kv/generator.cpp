@@ -4,22 +4,39 @@
 #include <Eigen/Dense>
 #include <cmath>
 #include <numbers>
+#include <span>
+#include <vector>
 
 #include "lightsim/core/error.h"
 
 namespace lightsim::kv {
 
-void apply_rope(float* x, std::size_t dim, double pos, double base, bool inverse) {
-  const std::size_t half = dim / 2;
-  const double sign = inverse ? -1.0 : 1.0;
+namespace {
+
+// theta_i = base^(-2i/D) of the RoPE pairs i < D/2 (Su et al. 2021, RoFormer).
+std::vector<double> rope_thetas(std::size_t dim, double base) {
+  std::vector<double> theta(dim / 2);
+  for (std::size_t i = 0; i < theta.size(); ++i)
+    theta[i] = std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(dim));
+  return theta;
+}
+
+// Rotates pair (i, i + D/2) by sign * pos * theta_i.
+void rotate_pairs(float* x, std::span<const double> theta, double pos, double sign) {
+  const std::size_t half = theta.size();
   for (std::size_t i = 0; i < half; ++i) {
-    const double theta = std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(dim));
-    const double angle = sign * pos * theta;
+    const double angle = sign * pos * theta[i];
     const double c = std::cos(angle), s = std::sin(angle);
     const double a = x[i], b = x[i + half];
     x[i] = static_cast<float>(a * c - b * s);
     x[i + half] = static_cast<float>(a * s + b * c);
   }
+}
+
+}  // namespace
+
+void apply_rope(float* x, std::size_t dim, double pos, double base, bool inverse) {
+  rotate_pairs(x, rope_thetas(dim, base), pos, inverse ? -1.0 : 1.0);
 }
 
 namespace {
@@ -135,6 +152,7 @@ KvCache generate_kv_cache(const KvGeneratorSpec& sp, Context& ctx) {
 
   const auto dim = static_cast<Eigen::Index>(g.head_dim);
   const auto r = static_cast<Eigen::Index>(sp.key_rank);
+  const std::vector<double> thetas = rope_thetas(g.head_dim, sp.rope_base);
   parallel_for(
       ctx, g.layers * g.kv_heads,
       [&](std::size_t index) {
@@ -180,7 +198,7 @@ KvCache generate_kv_cache(const KvGeneratorSpec& sp, Context& ctx) {
           const Eigen::VectorXd v = m.value_basis * sz + sp.noise_scale * normals(rng, dim);
           float* kt = keys + t * g.head_dim;
           store(kt, k);
-          apply_rope(kt, g.head_dim, static_cast<double>(t), sp.rope_base);
+          rotate_pairs(kt, thetas, static_cast<double>(t), 1.0);  // apply_rope, theta hoisted
           store(values + t * g.head_dim, v);
         }
 

@@ -1,7 +1,9 @@
 #include "lightsim/kv/projection.h"
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include <fmt/ranges.h>
 
@@ -18,6 +20,50 @@ void ProjectionMatrix::apply(const float* x, float* out) const {
   }
 }
 
+namespace {
+
+// cov (column-major n x n, n = head_dim) += sum_r x_r x_r^T over the lower triangle, with
+// x_r = row r of data minus mean, in double. Each element is summed over r in order with one
+// product x_i * x_j and one add per row, exactly what successive rank-1 updates
+// (Eigen's cov.selfadjointView<Lower>().rankUpdate(x_r)) compute, so the result is
+// bit-identical to them; but each 4 x 4 tile of cov stays in registers over a chunk of
+// centred rows instead of the whole triangle streaming through memory once per row. The
+// diagonal tiles also fill some upper elements, which the caller overwrites from the lower.
+void accumulate_covariance(const float* data, std::size_t rows, std::size_t n, const double* mean,
+                           double* cov) {
+  constexpr std::size_t kChunk = 256, kTile = 4;
+  std::vector<double> x(kChunk * n);
+  for (std::size_t r0 = 0; r0 < rows; r0 += kChunk) {
+    const std::size_t nr = std::min(kChunk, rows - r0);
+    for (std::size_t r = 0; r < nr; ++r)
+      for (std::size_t j = 0; j < n; ++j) x[r * n + j] = data[(r0 + r) * n + j] - mean[j];
+    for (std::size_t i0 = 0; i0 < n; i0 += kTile)
+      for (std::size_t j0 = i0; j0 < n; j0 += kTile) {
+        if (i0 + kTile > n || j0 + kTile > n) {  // edge tile: one element at a time
+          for (std::size_t i = i0; i < std::min(n, i0 + kTile); ++i)
+            for (std::size_t j = std::max(i, j0); j < std::min(n, j0 + kTile); ++j) {
+              double c = cov[i * n + j];
+              for (std::size_t r = 0; r < nr; ++r) c += x[r * n + i] * x[r * n + j];
+              cov[i * n + j] = c;
+            }
+          continue;
+        }
+        double acc[kTile][kTile];  // acc[a][b]: element (row j0 + b, column i0 + a)
+        for (std::size_t a = 0; a < kTile; ++a)
+          for (std::size_t b = 0; b < kTile; ++b) acc[a][b] = cov[(i0 + a) * n + j0 + b];
+        for (std::size_t r = 0; r < nr; ++r) {
+          const double* xr = x.data() + r * n;
+          for (std::size_t a = 0; a < kTile; ++a)
+            for (std::size_t b = 0; b < kTile; ++b) acc[a][b] += xr[i0 + a] * xr[j0 + b];
+        }
+        for (std::size_t a = 0; a < kTile; ++a)
+          for (std::size_t b = 0; b < kTile; ++b) cov[(i0 + a) * n + j0 + b] = acc[a][b];
+      }
+  }
+}
+
+}  // namespace
+
 ProjectionMatrix pca_projection(const float* data, std::size_t rows, std::size_t head_dim,
                                 std::size_t dim) {
   const auto n = static_cast<Eigen::Index>(head_dim);
@@ -27,12 +73,7 @@ ProjectionMatrix pca_projection(const float* data, std::size_t rows, std::size_t
       mean[j] += data[r * head_dim + static_cast<std::size_t>(j)];
   mean /= static_cast<double>(rows);
   Eigen::MatrixXd cov = Eigen::MatrixXd::Zero(n, n);
-  Eigen::VectorXd x(n);
-  for (std::size_t r = 0; r < rows; ++r) {
-    for (Eigen::Index j = 0; j < n; ++j)
-      x[j] = data[r * head_dim + static_cast<std::size_t>(j)] - mean[j];
-    cov.selfadjointView<Eigen::Lower>().rankUpdate(x);
-  }
+  accumulate_covariance(data, rows, head_dim, mean.data(), cov.data());
   cov = cov.selfadjointView<Eigen::Lower>();
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(cov);
   LIGHTSIM_CHECK(eig.info() == Eigen::Success, "PCA eigensolver failed");

@@ -37,10 +37,13 @@ NpyArray fit_shared(const kv::KvCache& cache, const RetrievalOptions& o, Context
   return a;
 }
 
+// One head at one layout; mass[step] is the exact attention's block mass at that layout
+// (kv::group_block_mass).
 HeadResult evaluate_head(const kv::KvCache& cache, std::size_t layer, std::size_t kv_head,
                          const std::vector<RetrievalSetup>& setups, const RetrievalOptions& o,
-                         const kv::BlockLayout& layout, const NpyArray* shared,
-                         std::uint64_t seed) {
+                         const kv::BlockLayout& layout,
+                         const std::vector<std::vector<double>>& mass_by_step,
+                         const NpyArray* shared, std::uint64_t seed) {
   const kv::HeadView head = cache.head(layer, kv_head);
   const std::size_t nk = o.ks.size(), ns = setups.size();
   const std::size_t kmax = *std::max_element(o.ks.begin(), o.ks.end());
@@ -69,7 +72,7 @@ HeadResult evaluate_head(const kv::KvCache& cache, std::size_t layer, std::size_
   std::vector<char> mask(layout.blocks());
   std::vector<Indices> order(ns);
   for (std::size_t step = 0; step < head.steps; ++step) {
-    const std::vector<double> mass = kv::group_block_mass(head, layout, step);
+    const std::vector<double>& mass = mass_by_step[step];
     for (std::size_t b = 0; b < mass.size(); ++b) mass_f[b] = static_cast<float>(mass[b]);
     const Indices oracle = kv::top_k_blocks(mass_f, layout, kmax);
     for (std::size_t i = 0; i < ns; ++i) {
@@ -109,77 +112,12 @@ void append(std::vector<double>& to, const std::vector<double>& from) {
   to.insert(to.end(), from.begin(), from.end());
 }
 
-}  // namespace
-
-ScorerCatalog::ScorerCatalog()
-    : scorers("kv_scorer", "KV block scorers"), projections("kv_projection", "projections") {
-  kv::register_scorers(scorers);
-  prism::register_scorer(scorers);
-  kv::register_projections(projections);
-}
-
-RetrievalSetup ScorerCatalog::setup(std::string name, std::string_view scorer,
-                                    std::size_t dim) const {
-  RetrievalSetup s{std::move(name), scorers.get(scorer), {}};
-  s.options.dim = dim;
-  s.options.projections = &projections;
-  return s;
-}
-
-double overlap_fraction(std::span<const std::size_t> selected, std::span<const std::size_t> truth) {
-  LIGHTSIM_CHECK(!truth.empty(), "overlap_fraction: empty truth");
-  std::size_t hits = 0;
-  for (std::size_t t : truth)
-    hits += std::find(selected.begin(), selected.end(), t) != selected.end();
-  return static_cast<double>(hits) / static_cast<double>(truth.size());
-}
-
-NpyArray fit_head_projections(const kv::KvCache& cache, const kv::ProjectionFitter& fit,
-                              std::size_t dim, Context& ctx) {
+// The metrics of every setup at every k from the per-head results at one layout.
+RetrievalReport summarize(const kv::KvCache& cache, const std::vector<RetrievalSetup>& setups,
+                          const RetrievalOptions& o, const kv::BlockLayout& layout,
+                          const std::vector<HeadResult>& results) {
   const kv::KvGeometry& g = cache.geometry();
-  NpyArray a;
-  a.shape = {g.layers, g.kv_heads, dim, g.head_dim};
-  a.values.resize(g.layers * g.kv_heads * dim * g.head_dim);
-  a.source = "per-head projection";
-  parallel_for(
-      ctx, g.layers * g.kv_heads,
-      [&](std::size_t h) {
-        const std::size_t layer = h / g.kv_heads, kv_head = h % g.kv_heads;
-        const kv::HeadView head = cache.head(layer, kv_head);
-        // The stream the scorers use for their own fits (prism and signature scorers).
-        RandomStream rng(ctx.seed(), {0x7369670000ull, layer, kv_head});
-        const kv::ProjectionMatrix p =
-            fit(kv::ProjectionInput{&head, dim, layer, kv_head, &rng, nullptr});
-        std::copy(p.rows.begin(), p.rows.end(),
-                  a.values.begin() + static_cast<std::ptrdiff_t>(h * dim * g.head_dim));
-      },
-      1);
-  return a;
-}
-
-RetrievalReport evaluate_retrieval(const kv::KvCache& cache,
-                                   const std::vector<RetrievalSetup>& setups,
-                                   const RetrievalOptions& o, Context& ctx) {
-  LIGHTSIM_CHECK_AS(InputError, !o.ks.empty(), "at least one k is needed");
-  for (std::size_t k : o.ks) LIGHTSIM_CHECK_AS(InputError, k > 0, "k must be positive");
-  LIGHTSIM_CHECK(!o.reference || *o.reference < setups.size(),
-                 "evaluate_retrieval: reference setup {} of {}", o.reference.value_or(0),
-                 setups.size());
-  const kv::KvGeometry& g = cache.geometry();
-  const kv::BlockLayout layout(g.tokens, o.blocks);
   const std::size_t heads = g.layers * g.kv_heads, nk = o.ks.size();
-  std::optional<NpyArray> shared;
-  if (!o.shared_projection.empty()) shared = fit_shared(cache, o, ctx);
-  std::vector<HeadResult> results(heads);
-  parallel_for(
-      ctx, heads,
-      [&](std::size_t h) {
-        ctx.throw_if_cancelled("retrieval evaluation");
-        results[h] = evaluate_head(cache, h / g.kv_heads, h % g.kv_heads, setups, o, layout,
-                                   shared ? &*shared : nullptr, ctx.seed());
-      },
-      1);
-
   RetrievalReport report;
   report.tokens = g.tokens;
   report.blocks = layout.blocks();
@@ -247,6 +185,107 @@ RetrievalReport evaluate_retrieval(const kv::KvCache& cache,
     report.setups.push_back(std::move(per_k));
   }
   return report;
+}
+
+}  // namespace
+
+ScorerCatalog::ScorerCatalog()
+    : scorers("kv_scorer", "KV block scorers"), projections("kv_projection", "projections") {
+  kv::register_scorers(scorers);
+  prism::register_scorer(scorers);
+  kv::register_projections(projections);
+}
+
+RetrievalSetup ScorerCatalog::setup(std::string name, std::string_view scorer,
+                                    std::size_t dim) const {
+  RetrievalSetup s{std::move(name), scorers.get(scorer), {}};
+  s.options.dim = dim;
+  s.options.projections = &projections;
+  return s;
+}
+
+double overlap_fraction(std::span<const std::size_t> selected, std::span<const std::size_t> truth) {
+  LIGHTSIM_CHECK(!truth.empty(), "overlap_fraction: empty truth");
+  std::size_t hits = 0;
+  for (std::size_t t : truth)
+    hits += std::find(selected.begin(), selected.end(), t) != selected.end();
+  return static_cast<double>(hits) / static_cast<double>(truth.size());
+}
+
+NpyArray fit_head_projections(const kv::KvCache& cache, const kv::ProjectionFitter& fit,
+                              std::size_t dim, Context& ctx) {
+  const kv::KvGeometry& g = cache.geometry();
+  NpyArray a;
+  a.shape = {g.layers, g.kv_heads, dim, g.head_dim};
+  a.values.resize(g.layers * g.kv_heads * dim * g.head_dim);
+  a.source = "per-head projection";
+  parallel_for(
+      ctx, g.layers * g.kv_heads,
+      [&](std::size_t h) {
+        const std::size_t layer = h / g.kv_heads, kv_head = h % g.kv_heads;
+        const kv::HeadView head = cache.head(layer, kv_head);
+        // The stream the scorers use for their own fits (prism and signature scorers).
+        RandomStream rng(ctx.seed(), {0x7369670000ull, layer, kv_head});
+        const kv::ProjectionMatrix p =
+            fit(kv::ProjectionInput{&head, dim, layer, kv_head, &rng, nullptr});
+        std::copy(p.rows.begin(), p.rows.end(),
+                  a.values.begin() + static_cast<std::ptrdiff_t>(h * dim * g.head_dim));
+      },
+      1);
+  return a;
+}
+
+RetrievalReport evaluate_retrieval(const kv::KvCache& cache,
+                                   const std::vector<RetrievalSetup>& setups,
+                                   const RetrievalOptions& o, Context& ctx) {
+  return std::move(
+      evaluate_retrieval(cache, setups, o, std::span<const kv::BlockOptions>(&o.blocks, 1), ctx)
+          .front());
+}
+
+std::vector<RetrievalReport> evaluate_retrieval(const kv::KvCache& cache,
+                                                const std::vector<RetrievalSetup>& setups,
+                                                const RetrievalOptions& o,
+                                                std::span<const kv::BlockOptions> blocks,
+                                                Context& ctx) {
+  LIGHTSIM_CHECK_AS(InputError, !o.ks.empty(), "at least one k is needed");
+  for (std::size_t k : o.ks) LIGHTSIM_CHECK_AS(InputError, k > 0, "k must be positive");
+  LIGHTSIM_CHECK(!o.reference || *o.reference < setups.size(),
+                 "evaluate_retrieval: reference setup {} of {}", o.reference.value_or(0),
+                 setups.size());
+  LIGHTSIM_CHECK(!blocks.empty(), "evaluate_retrieval: no block layout");
+  const kv::KvGeometry& g = cache.geometry();
+  std::vector<kv::BlockLayout> layouts;
+  for (const kv::BlockOptions& b : blocks) layouts.emplace_back(g.tokens, b);
+  const std::size_t heads = g.layers * g.kv_heads, nl = layouts.size();
+  std::optional<NpyArray> shared;
+  if (!o.shared_projection.empty()) shared = fit_shared(cache, o, ctx);
+  std::vector<std::vector<HeadResult>> results(nl,
+                                               std::vector<HeadResult>(heads));  // [layout][head]
+  parallel_for(
+      ctx, heads,
+      [&](std::size_t h) {
+        ctx.throw_if_cancelled("retrieval evaluation");
+        const std::size_t layer = h / g.kv_heads, kv_head = h % g.kv_heads;
+        // The exact attention once per (step, query head) for every layout.
+        const kv::HeadView head = cache.head(layer, kv_head);
+        std::vector<std::vector<std::vector<double>>> mass(
+            nl, std::vector<std::vector<double>>(head.steps));  // [layout][step][block]
+        std::vector<double> p;
+        std::vector<std::vector<double>> at_step;
+        for (std::size_t step = 0; step < head.steps; ++step) {
+          kv::group_block_mass(head, layouts, step, p, at_step);
+          for (std::size_t l = 0; l < nl; ++l) mass[l][step] = std::move(at_step[l]);
+        }
+        for (std::size_t l = 0; l < nl; ++l)
+          results[l][h] = evaluate_head(cache, layer, kv_head, setups, o, layouts[l], mass[l],
+                                        shared ? &*shared : nullptr, ctx.seed());
+      },
+      1);
+  std::vector<RetrievalReport> reports;
+  for (std::size_t l = 0; l < nl; ++l)
+    reports.push_back(summarize(cache, setups, o, layouts[l], results[l]));
+  return reports;
 }
 
 }  // namespace lightsim::studies

@@ -20,6 +20,13 @@ void attention_weights(const HeadView& head, std::size_t g, std::size_t step,
 std::vector<double> group_block_mass(const HeadView& head, const BlockLayout& layout,
                                      std::size_t step);
 
+// group_block_mass at several layouts of the same head from one pass of the exact attention:
+// masses[i] (resized to layouts.size(), each to layouts[i].blocks()) is bit-identical to
+// group_block_mass(head, layouts[i], step). `p` is a workspace (resized to head.tokens), so a
+// caller looping over steps allocates nothing after the first.
+void group_block_mass(const HeadView& head, std::span<const BlockLayout> layouts, std::size_t step,
+                      std::vector<double>& p, std::vector<std::vector<double>>& masses);
+
 // Attention output sum_t p_t v_t / sum_t p_t over the tokens where `include(t)` holds
 // (all tokens: the full output). out has head_dim entries.
 template <class Include>

@@ -98,4 +98,14 @@ RetrievalReport evaluate_retrieval(const kv::KvCache& cache,
                                    const std::vector<RetrievalSetup>& setups,
                                    const RetrievalOptions& options, Context& ctx);
 
+// evaluate_retrieval at several block layouts of one cache (options.blocks is ignored):
+// result i is identical to evaluate_retrieval with options.blocks = blocks[i], but the shared
+// projection is fitted once and the exact attention computed once per (head, step, query head)
+// for all layouts, so a study sweeping block sizes pays for them once per cache.
+std::vector<RetrievalReport> evaluate_retrieval(const kv::KvCache& cache,
+                                                const std::vector<RetrievalSetup>& setups,
+                                                const RetrievalOptions& options,
+                                                std::span<const kv::BlockOptions> blocks,
+                                                Context& ctx);
+
 }  // namespace lightsim::studies
