@@ -130,6 +130,8 @@ class MvmKernel {
   int rows_, d_;
   int rows_pad_ = 0;  // rows_ rounded up to the block size
   std::vector<double> lambdas_;
+  std::vector<double> inv_lambdas_;  // d: 1 / lambda_j
+  std::vector<double> inv_res_;      // d: scratch of compute_static, 1 / resonance of each ring
   std::vector<float> requested_;    // N x d
   std::vector<double> target_;      // N x d target detunings of requested_ (DAC-independent)
   std::vector<double> programmed_;  // N x d detunings from the DAC (no drift, no errors)
