@@ -165,7 +165,6 @@ Ring::Ring(double r1, double r2, double a, double n_g, double circumference, dou
                  n_g, circumference, wavelength);
 }
 
-
 long Ring::mode_order() const {
   return std::lround(n_eff_ * length_ / lambda_);
 }
