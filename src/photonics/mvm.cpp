@@ -77,6 +77,8 @@ MvmKernel::MvmKernel(const DeviceSpec& device, const ImpairmentSpec& impairments
       d_(device.grid.channels),
       lambdas_(channel_wavelengths(device.grid)),
       requested_(weights.begin(), weights.end()) {
+  for (double lambda : lambdas_) inv_lambdas_.push_back(1.0 / lambda);
+  inv_res_.assign(lambdas_.size(), 0.0);
   LIGHTSIM_CHECK(weights.size() == static_cast<std::size_t>(rows_) * d_ && rows_ > 0,
                  "MvmKernel: {} weights is not a multiple of {} channels", weights.size(), d_);
   const std::size_t n = weights.size();
@@ -224,19 +226,26 @@ void MvmKernel::compute_heat() {
 
 void MvmKernel::compute_static() {
   const Ring& ring = programmer_.ring();
+  const double phase_k = ring.phase_constant();
   for (int r = 0; r < rows_; ++r) {
     const std::size_t row = static_cast<std::size_t>(r) * d_;
     for (int i = 0; i < d_; ++i)
       detuning_[row + i] =
           programmed_[row + i] + heat_[row + i] + static_err_[row + i] + drift_[row + i];
     double bias = 0.0, bias_s = 0.0;
+    // Ring i's resonance reciprocal, once per ring instead of once per (ring, channel):
+    // ring.at(lambda_j, res_i) = at_phase(phase_constant (1/lambda_j - 1/res_i)), same bits.
+    if (imp_.crosstalk)
+      for (int i = 0; i < d_; ++i)
+        inv_res_[static_cast<std::size_t>(i)] =
+            1.0 / (lambdas_[static_cast<std::size_t>(i)] + detuning_[row + i]);
     for (int j = 0; j < d_; ++j) {
-      const double lambda = lambdas_[static_cast<std::size_t>(j)];
       double thru = 1.0, drop = 0.0;
       if (imp_.crosstalk) {
+        const double inv_lambda = inv_lambdas_[static_cast<std::size_t>(j)];
         for (int i = 0; i < d_; ++i) {
           const PortPowers p =
-              ring.at(lambda, lambdas_[static_cast<std::size_t>(i)] + detuning_[row + i]);
+              ring.at_phase(phase_k * (inv_lambda - inv_res_[static_cast<std::size_t>(i)]));
           drop += thru * p.drop;
           thru *= p.through;
         }

@@ -153,25 +153,16 @@ Ring::Ring(double r1, double r2, double a, double n_g, double circumference, dou
       length_(circumference),
       lambda_(wavelength),
       n_eff_(n_eff) {
+  const double x = r1_ * r2_ * a_, d = r2_ * a_ - r1_;
+  four_x_ = 4.0 * x;
+  den0_ = (1.0 - x) * (1.0 - x);
+  thru0_ = d * d;
+  drop_num_ = (1.0 - r1_ * r1_) * (1.0 - r2_ * r2_) * a_;
+  phase_k_ = 2.0 * kPi * n_g_ * length_;
   LIGHTSIM_CHECK(r1 > 0 && r1 < 1 && r2 > 0 && r2 < 1 && a > 0 && a <= 1 && n_g > 0 &&
                      circumference > 0 && wavelength > 0,
                  "ring parameters out of range: r1 {} r2 {} a {} n_g {} L {} lambda {}", r1, r2, a,
                  n_g, circumference, wavelength);
-}
-
-PortPowers Ring::at_phase(double phi) const {
-  const double x = r1_ * r2_ * a_;
-  // 1 - 2 x cos(phi) + x^2 written as (1 - x)^2 + 4 x sin^2(phi / 2): no cancellation near
-  // resonance for high-finesse rings.
-  const double s = std::sin(0.5 * phi);
-  const double s2 = 4.0 * x * s * s;
-  const double den = (1.0 - x) * (1.0 - x) + s2;
-  const double d = r2_ * a_ - r1_;
-  return {(d * d + s2) / den, (1.0 - r1_ * r1_) * (1.0 - r2_ * r2_) * a_ / den};
-}
-
-double Ring::phase(double lambda, double resonance) const {
-  return 2.0 * kPi * n_g_ * length_ * (1.0 / lambda - 1.0 / resonance);
 }
 
 long Ring::mode_order() const {

@@ -130,13 +130,15 @@ class MvmKernel {
   int rows_, d_;
   int rows_pad_ = 0;  // rows_ rounded up to the block size
   std::vector<double> lambdas_;
-  std::vector<float> requested_;    // N x d
-  std::vector<double> target_;      // N x d target detunings of requested_ (DAC-independent)
-  std::vector<double> programmed_;  // N x d detunings from the DAC (no drift, no errors)
-  std::vector<double> static_err_;  // N x d fabrication + calibration error
-  std::vector<double> drift_;       // N x d drift of the state (global + local)
-  std::vector<double> heat_;        // N x d shift by the neighbours' heaters
-  std::vector<double> detuning_;    // N x d total
+  std::vector<double> inv_lambdas_;  // d: 1 / lambda_j
+  std::vector<double> inv_res_;      // d: scratch of compute_static, 1 / resonance of each ring
+  std::vector<float> requested_;     // N x d
+  std::vector<double> target_;       // N x d target detunings of requested_ (DAC-independent)
+  std::vector<double> programmed_;   // N x d detunings from the DAC (no drift, no errors)
+  std::vector<double> static_err_;   // N x d fabrication + calibration error
+  std::vector<double> drift_;        // N x d drift of the state (global + local)
+  std::vector<double> heat_;         // N x d shift by the neighbours' heaters
+  std::vector<double> detuning_;     // N x d total
   // Static part in the blocked layout (row blocks of 32, channel-major inside a block, zero
   // rows padding the last block) so the per-query loop runs over rows in SIMD lanes.
   std::vector<float> wt_, st_;  // W_eff, S

@@ -14,6 +14,7 @@
 // optical frequency with FSR_nu = c / (n_g L). n_eff sets the azimuthal mode order only.
 #pragma once
 
+#include <cmath>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -61,10 +62,25 @@ class Ring {
        double n_eff);
 
   // ---- transfer functions ------------------------------------------------------------
-  // Exact response at round-trip phase phi (radians, any value: all FSR orders).
-  PortPowers at_phase(double phi) const;
-  // Round-trip phase of light at `lambda` when the resonance sits at `resonance`.
-  double phase(double lambda, double resonance) const;
+  // Exact response at round-trip phase phi (radians, any value: all FSR orders). Inline with
+  // the phase-independent terms precomputed on construction (the same expressions, so the same
+  // bits): bank preparation evaluates it N d^2 times per impairment state.
+  PortPowers at_phase(double phi) const {
+    // 1 - 2 x cos(phi) + x^2 written as (1 - x)^2 + 4 x sin^2(phi / 2): no cancellation near
+    // resonance for high-finesse rings.
+    const double s = std::sin(0.5 * phi);
+    const double s2 = four_x_ * s * s;
+    const double den = den0_ + s2;
+    return {(thru0_ + s2) / den, drop_num_ / den};
+  }
+  // Round-trip phase of light at `lambda` when the resonance sits at `resonance`:
+  // phase_constant() (1/lambda - 1/resonance).
+  double phase(double lambda, double resonance) const {
+    return phase_k_ * (1.0 / lambda - 1.0 / resonance);
+  }
+  // 2 pi n_g L (metres): phase(lambda, res) = phase_constant() * (1/lambda - 1/res), for
+  // callers that reuse the reciprocals (the same bits as phase()).
+  double phase_constant() const { return phase_k_; }
   // Exact response at `lambda` with the resonance at `resonance` (metres).
   PortPowers at(double lambda, double resonance) const {
     return at_phase(phase(lambda, resonance));
@@ -110,6 +126,9 @@ class Ring {
 
  private:
   double r1_, r2_, a_, n_g_, length_, lambda_, n_eff_;
+  // Phase-independent terms of at_phase (x = r1 r2 a, d = r2 a - r1): 4 x, (1 - x)^2, d^2,
+  // (1 - r1^2)(1 - r2^2) a; and phase's 2 pi n_g L.
+  double four_x_, den0_, thru0_, drop_num_, phase_k_;
 };
 
 }  // namespace lightsim::photonics

@@ -87,6 +87,24 @@ TEST(Ring, ThroughPlusDropNeverExceedsOneAndIsOneWhenLossless) {
       }
 }
 
+// at_phase keeps its phase-independent terms from construction and callers may reuse
+// 1 / resonance (MvmKernel::compute_static): both must give the textbook formula's bits.
+TEST(Ring, PrecomputedTermsGiveTheFormulasBits) {
+  const Ring ring(0.97, 0.95, 0.995, kNg, kLength, kLambda, 1.85);
+  const double r1 = 0.97, r2 = 0.95, a = 0.995;
+  for (double offset : {-3e-9, -0.4e-9, -1e-12, 0.0, 2e-12, 0.2e-9, 5e-9}) {
+    const double lambda = kLambda + 0.2e-9, res = kLambda + offset;
+    const double phi = 2.0 * kPi * kNg * kLength * (1.0 / lambda - 1.0 / res);
+    const double x = r1 * r2 * a, s = std::sin(0.5 * phi), s2 = 4.0 * x * s * s;
+    const double den = (1.0 - x) * (1.0 - x) + s2, d = r2 * a - r1;
+    const PortPowers p = ring.at(lambda, res);
+    EXPECT_EQ(p.through, (d * d + s2) / den);
+    EXPECT_EQ(p.drop, (1.0 - r1 * r1) * (1.0 - r2 * r2) * a / den);
+    const double inv_res = 1.0 / res;
+    EXPECT_EQ(ring.at_phase(ring.phase_constant() * (1.0 / lambda - inv_res)).drop, p.drop);
+  }
+}
+
 TEST(Ring, ResponseIsPeriodicOverTheFsr) {
   const Ring ring = symmetric(0.98, 0.999);
   // Exactly periodic in optical frequency: one FSR is 1 / (n_g L) in 1 / lambda.
