@@ -78,10 +78,17 @@ void print_cost(const std::string& name, const prism::AcceleratorSpec& a,
         "pm{}\n",
         r.tuner.bias_weight, r.tuner.power * 1e3, r.tuner.lock.lo * 1e12, r.tuner.lock.hi * 1e12,
         r.tuner.covers ? "" : " (" + r.tuner.reason + ")");
-  const double seed_style = r.dynamic_energy + r.tec_over_latency;
-  fmt::print("  {:<28} {:>10.2f} pJ | {:.0f} pJ ({})\n", "dynamic + TEC x latency",
-             seed_style * 1e12, seed.energy_with_tec.si() * 1e12,
-             deviation(seed_style, seed.energy_with_tec.si()));
+  if (r.tec_included) {
+    const double seed_style = r.dynamic_energy + r.tec_over_latency;
+    fmt::print("  {:<28} {:>10.2f} pJ | {:.0f} pJ ({})\n", "dynamic + TEC x latency",
+               seed_style * 1e12, seed.energy_with_tec.si() * 1e12,
+               deviation(seed_style, seed.energy_with_tec.si()));
+  } else {
+    fmt::print(
+        "  {:<28} {:>10} | {:.0f} pJ (not comparable: the TEC is infeasible, so it is "
+        "left out of every figure; see Static power)\n",
+        "dynamic + TEC x latency", "n/a", seed.energy_with_tec.si() * 1e12);
+  }
   fmt::print("\nLatency and rate\n");
   std::string seed_lat = "n/a (seed states 1 and 8 passes)";
   if (t.passes == 1)
@@ -102,14 +109,21 @@ void print_cost(const std::string& name, const prism::AcceleratorSpec& a,
   fmt::print("\nStatic power\n");
   for (const prism::CostItem& c : r.static_power)
     fmt::print("  {:<28} {:>10.4g} W\n", c.name, c.value);
-  fmt::print("  {:<28} {:>10.4g} W | TEC {:.3g} W\n", "total", r.static_power_total,
-             seed.tec_power.si());
+  if (!r.tec_included)
+    fmt::print("  {:<28} {:>10} ({}); left out of the totals\n", "tec", "infeasible",
+               r.thermal.reason);
+  fmt::print("  {:<28} {:>10.4g} W | TEC {:.3g} W{}\n", "total", r.static_power_total,
+             seed.tec_power.si(), r.tec_included ? "" : " (ours without the TEC)");
   fmt::print("  laser wall power while on    {:>10.4g} W\n", r.laser_wall_power);
-  fmt::print(
-      "  on-chip dissipation at full rate {:.4g} W -> chip {:.2f} C, TEC {:.4g} W, "
-      "+-{:.3g} K{}\n",
-      r.dissipated_power, r.thermal.chip, r.thermal.tec_power, r.thermal.stability,
-      r.thermal.feasible ? "" : " (TEC infeasible: " + r.thermal.reason + ")");
+  if (r.thermal.feasible)
+    fmt::print(
+        "  on-chip dissipation at full rate {:.4g} W -> chip {:.2f} C, TEC {:.4g} W, +-{:.3g} K\n",
+        r.dissipated_power, r.thermal.chip, r.thermal.tec_power, r.thermal.stability);
+  else
+    fmt::print(
+        "  on-chip dissipation at full rate {:.4g} W: the TEC cannot hold the chip at its "
+        "{:.2f} C setpoint (why: tec, above)\n",
+        r.dissipated_power, r.thermal.chip);
   fmt::print("\nArea\n");
   for (const prism::CostItem& c : r.area)
     fmt::print("  {:<28} {:>10.3f} mm^2\n", c.name, c.value * 1e6);

@@ -97,11 +97,16 @@ Json stage_json(const prism::TecStagePoint& p, const prism::TecStageSpec& s) {
 }
 
 Json steady_json(const prism::ThermalOperatingPoint& op, const ThermalSpec& spec, double heat) {
-  Json j = {{"dissipated_w", heat},        {"ambient_c", op.ambient},
-            {"chip_c", op.chip},           {"tec_enabled", spec.tec.enabled},
-            {"tec_power_w", op.tec_power}, {"stability_k", op.stability},
-            {"feasible", op.feasible},     {"reason", op.reason}};
-  if (spec.tec.enabled) {
+  // An infeasible TEC's power and stage figures are not figures (prism/cost.h): null, omitted.
+  Json j = {{"dissipated_w", heat},
+            {"ambient_c", op.ambient},
+            {"chip_c", op.chip},
+            {"tec_enabled", spec.tec.enabled},
+            {"tec_power_w", op.feasible ? Json(op.tec_power) : Json(nullptr)},
+            {"stability_k", op.feasible ? Json(op.stability) : Json(nullptr)},
+            {"feasible", op.feasible},
+            {"reason", op.reason}};
+  if (spec.tec.enabled && op.feasible) {
     j["coarse"] = stage_json(op.coarse, spec.tec.coarse);
     j["fine"] = stage_json(op.fine, spec.tec.fine);
   }
@@ -188,7 +193,14 @@ void print_steady(const prism::ThermalOperatingPoint& op, const Setup& s, double
   const auto& seed = s.seed;
   fmt::print("Steady state ({:.3g} W on chip, ambient {:.1f} C)\n", heat, op.ambient);
   fmt::print("  chip temperature      {:.3f} C{}\n", op.chip,
-             s.thermal.tec.enabled ? " (TEC setpoint)" : " (TEC off: ambient + R P)");
+             !s.thermal.tec.enabled ? " (TEC off: ambient + R P)"
+             : op.feasible          ? " (TEC setpoint)"
+                                    : " (TEC setpoint, which it cannot hold)");
+  if (s.thermal.tec.enabled && !op.feasible) {
+    fmt::print("  TEC power             infeasible (seed: {})\n", to_string(seed.tec_power));
+    fmt::print("  INFEASIBLE: {}\n", op.reason);
+    return;
+  }
   if (s.thermal.tec.enabled) {
     for (const auto& [name, p, spec] : {std::tuple{"coarse", op.coarse, s.thermal.tec.coarse},
                                         std::tuple{"fine", op.fine, s.thermal.tec.fine}})

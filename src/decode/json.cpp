@@ -36,7 +36,9 @@ Json to_json(const StepReport& r) {
                   {"query_latency_s", r.selection.query_latency},
                   {"query_interval_s", r.selection.query_interval},
                   {"dynamic_energy_j", r.selection.dynamic_energy},
-                  {"static_power_w", r.selection.static_power}};
+                  {"static_power_w", r.selection.static_power},
+                  {"tec_included", r.selection.tec_included},
+                  {"tec_note", r.selection.tec_note}};
   return j;
 }
 

@@ -170,6 +170,8 @@ PrismSelection prism_selection(const DecodeSetup& setup, std::int64_t context) {
   sel.query_interval = c.timeline.interval;
   sel.dynamic_energy = c.dynamic_energy;
   sel.static_power = c.static_power_total;
+  sel.tec_included = c.tec_included;
+  if (!c.tec_included) sel.tec_note = c.thermal.reason;
   return sel;
 }
 

@@ -2,6 +2,7 @@
 #include "lightsim/prism/cost.h"
 
 #include <cmath>
+#include <optional>
 
 #include "lightsim/core/json.h"
 #include "lightsim/photonics/link_budget.h"
@@ -35,22 +36,11 @@ void PrismSeedReference::describe(config::Schema<PrismSeedReference>& s) {
       .positive();
 }
 
-CostReport cost(const AcceleratorSpec& a) {
-  const CostReport cold = cost(a, 0.0);
-  double on_chip = 0;
-  for (const CostItem& c : cold.static_power)
-    if (c.name == "static_tuning") on_chip += c.value;
-  for (const CostItem& c : cold.energy)
-    if (c.name != "laser" && c.name != "static_tuning" && c.name != "tec")
-      on_chip += c.value * cold.system_qps;
-  const ThermalOperatingPoint op = steady_state(a.thermal, Power::si(on_chip));
-  CostReport r = cost(a, op.tec_power);
-  r.dissipated_power = on_chip;
-  r.thermal = op;
-  return r;
-}
+namespace {
 
-CostReport cost(const AcceleratorSpec& a, double tec_power) {
+// The report with the TEC's electrical power `tec` (W), or without any TEC item when nullopt
+// (cost.h: an infeasible TEC is left out, never a number).
+CostReport build(const AcceleratorSpec& a, std::optional<double> tec) {
   const auto& dev = a.device;
   const auto& el = a.electronics;
   CostReport r;
@@ -62,8 +52,9 @@ CostReport cost(const AcceleratorSpec& a, double tec_power) {
   const double rows_scored = rows_pass * t.passes;
   r.banks = banks_needed(a);
   r.system_qps = r.banks * t.qps;
-  r.tec_power = tec_power;
-  r.tec_over_latency = tec_power * t.latency;
+  r.tec_included = tec.has_value();
+  r.tec_power = tec.value_or(0.0);
+  r.tec_over_latency = r.tec_power * t.latency;
 
   const photonics::LinkBudget lb = photonics::link_budget(dev);
   r.laser_wall_power = lb.wall_power * std::pow(10.0, t.fanout_loss_db / 10.0);
@@ -117,9 +108,10 @@ CostReport cost(const AcceleratorSpec& a, double tec_power) {
         ? "banks x rings x device.tuning.static_power"
         : "banks x rings x heater power at the operating point (operating_point.h: "
           "(delta(calibration.heater_bias x w) - rest) / (R_th d lambda/dT))");
-  p("tec", tec_power,
-    "two-stage TEC electrical power at the steady state for the on-chip dissipation "
-    "(thermal.h steady_state: Ioffe COP, package_resistance)");
+  if (tec)
+    p("tec", *tec,
+      "two-stage TEC electrical power at the steady state for the on-chip dissipation "
+      "(thermal.h steady_state: Ioffe COP, package_resistance)");
   if (!el.laser_gated)
     p("laser", r.banks * r.laser_wall_power, "banks x laser wall power (not gated)");
   for (const CostItem& c : r.static_power) {
@@ -150,6 +142,26 @@ CostReport cost(const AcceleratorSpec& a, double tec_power) {
   return r;
 }
 
+}  // namespace
+
+CostReport cost(const AcceleratorSpec& a, double tec_power) {
+  return build(a, tec_power);
+}
+
+CostReport cost(const AcceleratorSpec& a) {
+  CostReport cold = build(a, std::nullopt);
+  double on_chip = 0;
+  for (const CostItem& c : cold.static_power)
+    if (c.name == "static_tuning") on_chip += c.value;
+  for (const CostItem& c : cold.energy)
+    if (c.name != "laser" && c.name != "static_tuning") on_chip += c.value * cold.system_qps;
+  const ThermalOperatingPoint op = steady_state(a.thermal, Power::si(on_chip));
+  CostReport r = op.feasible ? build(a, op.tec_power) : std::move(cold);
+  r.dissipated_power = on_chip;
+  r.thermal = op;
+  return r;
+}
+
 Json to_json(const CostReport& r) {
   auto items = [](const std::vector<CostItem>& v, const char* unit) {
     Json out = Json::array();
@@ -162,8 +174,10 @@ Json to_json(const CostReport& r) {
           {"total_energy_j", r.total_energy},
           {"static_power", items(r.static_power, "watts")},
           {"static_power_w", r.static_power_total},
-          {"tec_power_w", r.tec_power},
-          {"tec_over_latency_j", r.tec_over_latency},
+          {"tec_included", r.tec_included},
+          {"tec_power_w", r.tec_included ? Json(r.tec_power) : Json(nullptr)},
+          {"tec_over_latency_j", r.tec_included ? Json(r.tec_over_latency) : Json(nullptr)},
+          {"tec_reason", r.tec_included ? std::string() : r.thermal.reason},
           {"banks", r.banks},
           {"system_queries_per_second", r.system_qps},
           {"laser_wall_power_w", r.laser_wall_power},
@@ -185,8 +199,8 @@ Json to_json(const CostReport& r) {
           {"thermal",
            {{"dissipated_power_w", r.dissipated_power},
             {"chip_temperature_c", r.thermal.chip},
-            {"tec_power_w", r.thermal.tec_power},
-            {"stability_k", r.thermal.stability},
+            {"tec_power_w", r.thermal.feasible ? Json(r.thermal.tec_power) : Json(nullptr)},
+            {"stability_k", r.thermal.feasible ? Json(r.thermal.stability) : Json(nullptr)},
             {"feasible", r.thermal.feasible},
             {"reason", r.thermal.reason}}}};
 }

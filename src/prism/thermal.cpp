@@ -189,8 +189,13 @@ ThermalOperatingPoint steady_state(const ThermalSpec& spec, Power dissipated) {
   // Fixed point: the heat rejected at the hot side (chip heat + pumping power of both stages)
   // sets the hot-side temperature, which sets the COPs. Converges in a few steps (dT/dP is
   // R_sink, small against 1/COP changes); 200 steps bound it.
+  // When a stage's COP reaches 0 after the first step, the pumping power ran away (no fixed
+  // point): the temperatures where the iteration stopped mean nothing, so the reason quotes
+  // the first step (hot side set by the chip heat alone), whose figures do.
   double rejected = p;
-  for (int it = 0; it < 200; ++it) {
+  double first_pump = 0.0;  // W both stages pump at the first step (0: stopped there)
+  int steps = 0;
+  for (int it = 0; it < 200; ++it, ++steps) {
     const double hot = amb + r_sink * rejected;
     const double mid = 0.5 * (cold + hot);
     op.fine.cold = cold;
@@ -204,6 +209,7 @@ ThermalOperatingPoint steady_state(const ThermalSpec& spec, Power dissipated) {
     if (op.coarse.cop <= 0.0) break;
     const double coarse_pump = op.coarse.electrical - spec.tec.coarse.driver_power.si();
     const double next = p + fine_pump + coarse_pump;
+    if (it == 0) first_pump = fine_pump + coarse_pump;
     if (std::abs(next - rejected) <= 1e-12 * std::max(1.0, next)) {
       rejected = next;
       break;
@@ -211,14 +217,28 @@ ThermalOperatingPoint steady_state(const ThermalSpec& spec, Power dissipated) {
     rejected = next;
   }
   op.tec_power = op.fine.electrical + op.coarse.electrical;
+  if (steps == 200) {  // neither converged nor stopped: no steady state found
+    op.feasible = false;
+    op.reason = fmt::format("the TEC's pumping power did not settle in 200 steps at {:.3g} W", p);
+    return op;
+  }
   for (const auto* stage : {&op.fine, &op.coarse})
     if (stage->cop <= 0.0) {
       op.feasible = false;
+      const char* name = stage == &op.fine ? "fine" : "coarse";
+      if (steps > 0) {
+        op.reason = fmt::format(
+            "the TEC has no steady state at {:.3g} W: holding the cold side at {:.2f} C "
+            "(setpoint - R_pkg P) takes {:.3g} W of pumping at first, whose heat raises the hot "
+            "side through R_sink and lowers the COP until the {} stage cannot pump at all (the "
+            "pumping power runs away)",
+            p, cold, first_pump, name);
+        return op;
+      }
       op.reason = fmt::format(
           "the {} TEC stage cannot pump {:.3g} W from {:.2f} C to {:.2f} C (ZT too low for a "
           "{:.1f} K difference)",
-          stage == &op.fine ? "fine" : "coarse", stage->heat, stage->cold, stage->hot,
-          stage->hot - stage->cold);
+          name, stage->heat, stage->cold, stage->hot, stage->hot - stage->cold);
       return op;
     }
   stabilities(spec, op);

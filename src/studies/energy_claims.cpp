@@ -35,8 +35,9 @@ void add_power(report::StudyResult& r, const EnergyStudySpec& spec, const config
     full[i] = full_rate_power(c, tec.with_tec);
     fixed[i] = c.static_power_total - c.tec_power + tec_power;
     at_rate[i] = fixed[i] + c.dynamic_energy * rate;
-    t.add_row({names[i], fixed[i], c.thermal.feasible ? c.tec_power : 0.0, c.dynamic_energy * kNano,
-               c.system_qps, full[i], at_rate[i], c.thermal.feasible, c.thermal.reason});
+    // tec_power is 0 when the cost model left an infeasible TEC out; tec_holds says which.
+    t.add_row({names[i], fixed[i], c.tec_power, c.dynamic_energy * kNano, c.system_qps, full[i],
+               at_rate[i], c.tec_included, c.thermal.reason});
   }
   report::Claim& x =
       r.add_claim("soi_power_ratio", "total system power of TFLN is lower than SOI's by", "x");
@@ -80,11 +81,13 @@ void add_claims(report::StudyResult& r, const Run& run, const EnergyStudySpec& s
                 [](const auto& a, const auto& b) { return a.value > b.value; });
       prism_why = fmt::format(
           "{} on '{}' ({} pass(es), {} chip(s)); largest dynamic components {} {:.4g} nJ, {} "
-          "{:.4g} nJ; TEC {:.3g} W x latency {:.3g} ns; with the static shares at full rate "
-          "{:.4g} nJ",
+          "{:.4g} nJ; {}; with the static shares at full rate {:.4g} nJ",
           at, p.accelerator, p.cost.timeline.passes, p.cost.timeline.chips, items.at(0).name,
-          items.at(0).value * kNano, items.at(1).name, items.at(1).value * kNano, p.cost.tec_power,
-          p.cost.timeline.latency * kNano, p.cost.total_energy * kNano);
+          items.at(0).value * kNano, items.at(1).name, items.at(1).value * kNano,
+          p.cost.tec_included ? fmt::format("TEC {:.3g} W x latency {:.3g} ns", p.cost.tec_power,
+                                            p.cost.timeline.latency * kNano)
+                              : "TEC infeasible, left out (" + p.cost.thermal.reason + ")",
+          p.cost.total_energy * kNano);
       // The seed's own 256-row bank, at the largest context it holds (the prism study's figure).
       for (auto it = run.prism.rbegin(); it != run.prism.rend(); ++it)
         if (it->second.fits && it->second.accelerator == spec.accelerators.front()) {
@@ -180,9 +183,12 @@ void add_claims(report::StudyResult& r, const Run& run, const EnergyStudySpec& s
         loser += fmt::format("{}{} {} {:.4g} nJ", loser.empty() ? "" : ", ", p.system, p.gpu,
                              p.energy * kNano);
     w.verdict = loser.empty() ? report::Verdict::holds : report::Verdict::does_not_hold;
-    w.explanation = fmt::format("at {}: Prism with TEC {:.4g} nJ; {}", at, pe * kNano,
-                                loser.empty() ? "every alternative uses more (table per_query)"
-                                              : "these use less or the same: " + loser);
+    w.explanation = fmt::format(
+        "at {}: Prism {} {:.4g} nJ; {}", at,
+        run.prism.at(c).cost.tec_included ? "with TEC" : "without its TEC (infeasible, left out)",
+        pe * kNano,
+        loser.empty() ? "every alternative uses more (table per_query)"
+                      : "these use less or the same: " + loser);
   } else {
     w.explanation = listed ? run.prism.at(c).reason : absent;
   }

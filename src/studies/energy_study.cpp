@@ -60,7 +60,9 @@ void add_prism_rows(Table& t, std::int64_t context, std::int64_t blocks, const P
     note = "device check fails:";
     for (const auto& r : c.feasibility.reasons()) note += " " + r;
   }
-  if (!c.thermal.feasible) note += (note.empty() ? "" : "; ") + ("TEC: " + c.thermal.reason);
+  if (!c.tec_included)
+    note += (note.empty() ? "" : "; ") +
+            ("TEC infeasible, left out (energy_with_tec = dynamic): " + c.thermal.reason);
   t.add_row({context, blocks, p.accelerator, std::int64_t{c.timeline.passes},
              std::int64_t{c.timeline.chips}, c.dynamic_energy * kNano, with_tec(c) * kNano,
              c.total_energy * kNano, c.timeline.latency * kNano, true,
@@ -91,8 +93,9 @@ Run evaluate(const EnergyStudySpec& spec,
     if (p.fits) {
       run.points.push_back(
           {context, "prism_dynamic", "", 0, p.cost.dynamic_energy, p.cost.timeline.latency});
-      run.points.push_back(
-          {context, "prism_with_tec", "", 0, with_tec(p.cost), p.cost.timeline.latency});
+      if (p.cost.tec_included)  // an infeasible TEC is not a figure (prism/cost.h)
+        run.points.push_back(
+            {context, "prism_with_tec", "", 0, with_tec(p.cost), p.cost.timeline.latency});
     }
     run.prism.emplace(context, p);
     for (int summaries : {2, 1})

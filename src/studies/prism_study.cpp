@@ -30,6 +30,7 @@ void PrismStudySpec::describe(config::Schema<PrismStudySpec>& s) {
 }
 
 double full_rate_power(const prism::CostReport& r, bool with_tec) {
+  // tec_power is 0 when the cost model left an infeasible TEC out (prism/cost.h).
   return r.total_energy * r.system_qps - (with_tec ? 0.0 : r.tec_power);
 }
 
@@ -37,7 +38,7 @@ TecComparison tec_comparison(const prism::CostReport& tfln, std::string_view tfl
                              const prism::CostReport& soi, std::string_view soi_name) {
   TecComparison c;
   for (const auto& [r, name] : {std::pair{&tfln, tfln_name}, std::pair{&soi, soi_name}})
-    if (!r->thermal.feasible) {
+    if (!r->tec_included) {
       c.with_tec = false;
       c.note += fmt::format(
           "{}'s TEC cannot hold its chip at {:.3g} W of on-chip dissipation ({}), so its power "
@@ -99,13 +100,21 @@ void add_claims(report::StudyResult& r, const std::vector<Costed>& all, const Pr
 
     report::Claim& t = r.add_claim("energy_with_tec", "energy per query with the TEC", "pJ");
     t.seed_value = report::SeedValue::point(seed.energy_with_tec.si() * kPico);
-    t.ours = (c.dynamic_energy + c.tec_over_latency) * kPico;
-    judge(t, t.seed_value.lo, spec.agreement,
-          fmt::format("the seed's convention, dynamic + TEC power x one query's latency: TEC "
-                      "{:.3g} W x {:.3g} ns; with static shares at full rate ({:.3g} queries/s) "
-                      "the total is {:.4g} pJ; {}",
-                      c.tec_power, c.timeline.latency * kNano, c.system_qps, c.total_energy * kPico,
-                      doc));
+    if (c.tec_included) {
+      t.ours = (c.dynamic_energy + c.tec_over_latency) * kPico;
+      judge(t, t.seed_value.lo, spec.agreement,
+            fmt::format("the seed's convention, dynamic + TEC power x one query's latency: TEC "
+                        "{:.3g} W x {:.3g} ns; with static shares at full rate ({:.3g} "
+                        "queries/s) the total is {:.4g} pJ; {}",
+                        c.tec_power, c.timeline.latency * kNano, c.system_qps,
+                        c.total_energy * kPico, doc));
+    } else {
+      t.verdict = report::Verdict::not_comparable;
+      t.explanation = fmt::format(
+          "{}'s TEC cannot hold its chip at {:.3g} W of on-chip dissipation ({}), so its power "
+          "is not a figure",
+          s->name, c.dissipated_power, c.thermal.reason);
+    }
 
     report::Claim& l = r.add_claim("latency", "latency per query (one pass)", "ns");
     l.seed_value = report::SeedValue::point(seed.latency.si() * kNano);
@@ -127,11 +136,18 @@ void add_claims(report::StudyResult& r, const std::vector<Costed>& all, const Pr
 
     report::Claim& tec = r.add_claim("tec_power", "TEC power", "W");
     tec.seed_value = report::SeedValue::point(seed.tec_power.si());
-    tec.ours = c.tec_power;
-    judge(tec, tec.seed_value.lo, spec.agreement,
-          fmt::format("steady state for {:.3g} W dissipated on chip at full rate{}",
-                      c.dissipated_power,
-                      c.thermal.feasible ? "" : " (TEC infeasible: " + c.thermal.reason + ")"));
+    if (c.tec_included) {
+      tec.ours = c.tec_power;
+      judge(tec, tec.seed_value.lo, spec.agreement,
+            fmt::format("steady state for {:.3g} W dissipated on chip at full rate",
+                        c.dissipated_power));
+    } else {
+      tec.verdict = report::Verdict::not_comparable;
+      tec.explanation = fmt::format(
+          "the TEC cannot hold {}'s chip at {:.3g} W dissipated on chip at full rate ({}), so "
+          "its power is not a figure",
+          s->name, c.dissipated_power, c.thermal.reason);
+    }
   }
   const Costed* multiplexed = nullptr;
   for (const auto& c : all)
@@ -184,6 +200,7 @@ void add_tables(report::StudyResult& r, const std::vector<Costed>& all) {
              {"total_energy", "pJ"},
              {"static_power", "W"},
              {"tec_power", "W"},
+             {"tec_included", ""},
              {"area", "mm^2"},
              {"feasible", ""}});
   Table energy(
@@ -199,7 +216,7 @@ void add_tables(report::StudyResult& r, const std::vector<Costed>& all) {
     sum.add_row({c.name, std::int64_t{k.timeline.passes}, std::int64_t{k.timeline.chips},
                  std::int64_t{k.banks}, k.timeline.latency * kNano, k.timeline.interval * kNano,
                  k.timeline.qps, k.system_qps, k.dynamic_energy * kPico, k.total_energy * kPico,
-                 k.static_power_total, k.tec_power, k.area_total * 1e6,
+                 k.static_power_total, k.tec_power, k.tec_included, k.area_total * 1e6,
                  k.feasibility.feasible && k.thermal.feasible});
     for (const auto& e : k.energy)
       energy.add_row({c.name, e.name, e.value * kPico, e.value / k.total_energy, e.provenance});

@@ -92,10 +92,16 @@ void add_claims(report::StudyResult& r, const prism::DriftRun& run, const prism:
 
   report::Claim& p = r.add_claim("tec_power", "TEC power", "W");
   p.seed_value = report::SeedValue::point(seed.tec_power.si());
-  p.ours = run.steady.tec_power;
-  judge_bound(p, fmt::format("both stages (Ioffe COP at the optimum current) pumping {:.3g} W "
-                             "dissipated on chip at full rate{}",
-                             run.dissipated, infeasible));
+  if (run.steady.feasible) {
+    p.ours = run.steady.tec_power;
+    judge_bound(p, fmt::format("both stages (Ioffe COP at the optimum current) pumping {:.3g} W "
+                               "dissipated on chip at full rate{}",
+                               run.dissipated, infeasible));
+  } else {  // an infeasible TEC's power is not a figure (prism/cost.h)
+    p.verdict = report::Verdict::not_comparable;
+    p.explanation = fmt::format("the TEC cannot hold the chip at {:.3g} W dissipated on chip: {}",
+                                run.dissipated, run.steady.reason);
+  }
 
   report::Claim& lock =
       r.add_claim("lock_target", "bias calibration locks every ring within", "pm");
@@ -126,7 +132,7 @@ void add_summary(report::StudyResult& r, const prism::DriftRun& run, double dura
   };
   row("dissipated_on_chip", run.dissipated, "W");
   row("chip_steady", run.steady.chip, "C");
-  row("tec_power_steady", run.steady.tec_power, "W");
+  if (run.steady.feasible) row("tec_power_steady", run.steady.tec_power, "W");
   row("tec_feasible", run.steady.feasible ? 1.0 : 0.0, "");
   row("run_feasible", run.feasible ? 1.0 : 0.0, "");
   row("recalibrations", static_cast<double>(relocks), "");

@@ -13,6 +13,36 @@ class PrismCost(CliTest):
                      "1570 pJ", "9000 pJ", "9 ns", "NOT feasible", "Area", "time_shared"):
             self.assertIn(text, r.out)
 
+    def test_an_infeasible_tec_is_not_a_number(self):
+        # SOI's heaters put ~98 W on the chip: the TEC has no steady state, so its power is left
+        # out of every figure (text and JSON), with the reason; the exit code is still 0.
+        r = run("prism", "cost", "soi")
+        self.assertExit(r, 0)
+        self.assertIn("infeasible (the TEC has no steady state", r.out)
+        self.assertIn("left out of the totals", r.out)
+        self.assertIn("not comparable: the TEC is infeasible", r.out)
+        self.assertNotIn("e+04 W", r.out)
+        self.assertNotRegex(r.out, r"TEC [0-9.e+]+ W,")
+        j = run("prism", "cost", "soi", "--json")
+        self.assertExit(j, 0)
+        c = j.json()
+        self.assertFalse(c["tec_included"])
+        self.assertIsNone(c["tec_power_w"])
+        self.assertIsNone(c["tec_over_latency_j"])
+        self.assertIsNone(c["thermal"]["tec_power_w"])
+        self.assertFalse(c["thermal"]["feasible"])
+        self.assertEqual(c["tec_reason"], c["thermal"]["reason"])
+        self.assertIn("no steady state", c["tec_reason"])
+        self.assertNotIn("tec", [i["name"] for i in c["static_power"]])
+        self.assertNotIn("tec", [i["name"] for i in c["energy_per_query"]])
+        self.assertAlmostEqual(sum(i["watts"] for i in c["static_power"]), c["static_power_w"],
+                               delta=1e-12 * c["static_power_w"])
+        self.assertLess(c["static_power_w"], 1e3)  # the heaters alone (~100 W), no 6.5e4 W
+        seed = run("prism", "cost", "seed", "--json").json()
+        self.assertTrue(seed["tec_included"])
+        self.assertGreater(seed["tec_power_w"], 0)
+        self.assertIn("tec", [i["name"] for i in seed["static_power"]])
+
     def test_cost_json_components_add_to_the_total(self):
         for preset in ("seed", "scaled", "multichip", "soi"):
             r = run("prism", "cost", preset, "--json")

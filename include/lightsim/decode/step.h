@@ -44,6 +44,9 @@ struct PrismSelection {
   double query_interval = 0;         // s between back-to-back queries on one unit
   double dynamic_energy = 0;         // J per query (reload included)
   double static_power = 0;           // W per Prism unit (tuning, TEC, ungated laser)
+  bool tec_included = true;          // false: the TEC cannot hold the chip and is left out of
+                                     // static_power (prism/cost.h), tec_note says why
+  std::string tec_note;
 };
 PrismSelection prism_selection(const DecodeSetup& setup, std::int64_t context);
 

@@ -15,11 +15,18 @@
 //   programming  ring switches per query x switch energy (programming.h)
 //   static_tuning  banks x rings x the tuner's operating-point power (operating_point.h: the
 //                heater power at the bias point, or the Pockels leakage) / system query rate
-//   tec          TEC power / system query rate
+//   tec          TEC power / system query rate (only when the TEC is included, below)
 // "dynamic" is the sum without static_tuning and tec (and without the laser when it is not
 // gated); "total" is the sum of every component. The system query rate is banks x per-bank
 // rate (per_kv_head banks work in parallel). The seed's own convention, TEC x one query's
 // latency, is reported beside it.
+//
+// An infeasible TEC is never a number: when the thermal steady state has no solution
+// (ThermalOperatingPoint::feasible false, e.g. SOI's heaters dissipate more than the TEC can
+// pump), its power is not a figure (the fixed point of thermal.h has no solution, and the
+// value where the iteration stopped means nothing). Then `tec_included` is false, there is no
+// "tec" item in `static_power` or `energy`, `tec_power` and `tec_over_latency` are 0 and every
+// total is without the TEC; `thermal.reason` says why (JSON: tec_power_w null).
 #pragma once
 
 #include <string>
@@ -50,9 +57,12 @@ struct CostReport {
   double total_energy = 0;             // J per query (sum of `energy`)
   double static_power_total = 0;       // W
   double area_total = 0;               // m^2
-  double tec_power = 0;                // W
-  double tec_over_latency = 0;         // J: TEC power x one query's latency (seed convention)
-  double system_qps = 0;               // banks x per-bank queries per second
+  // Whether the TEC is in the figures (see the contract above). When false, tec_power and
+  // tec_over_latency are 0 and mean "left out", not "free"; thermal.reason says why.
+  bool tec_included = true;
+  double tec_power = 0;         // W (0 when !tec_included)
+  double tec_over_latency = 0;  // J: TEC power x one query's latency (seed convention)
+  double system_qps = 0;        // banks x per-bank queries per second
   int banks = 1;
   double laser_wall_power = 0;  // W while on (with the fan-out loss made up)
   Timeline timeline;
@@ -62,14 +72,18 @@ struct CostReport {
   TunerOperatingPoint tuner;      // per ring: bias, holding power, lock range (operating_point.h)
 };
 
-// `tec_power`: the TEC's electrical power (W) at the operating point.
+// `tec_power`: the TEC's electrical power (W) at the operating point, given by the caller
+// (tec_included true; `thermal` and `dissipated_power` are left at their defaults).
 CostReport cost(const AcceleratorSpec& a, double tec_power);
 // The TEC power from the thermal steady state (steady_state in thermal.h) at the on-chip
 // dissipation of full-rate operation: static tuning + (dynamic energy - laser) x system rate
-// (the laser sits off chip). An infeasible TEC point is reported in `thermal`, not thrown.
+// (the laser sits off chip). An infeasible TEC point is a result, not an exception: `thermal`
+// holds it with the reason and the TEC is left out (tec_included false, see above).
 CostReport cost(const AcceleratorSpec& a);
 
 // The cost table the decode model reads: energy/latency/area per operation with provenance.
+// tec_power_w, tec_over_latency_j and thermal.tec_power_w are null when the TEC is infeasible
+// (tec_included false, tec_reason = thermal.reason).
 Json to_json(const CostReport& r);
 
 // The seed's figures (../shared/SPEC.md sections 1.2, 1.3, 1.7, 3), printed beside ours by

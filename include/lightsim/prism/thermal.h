@@ -146,8 +146,10 @@ struct ThermalOperatingPoint {
   double chip = 0.0;           // degC, chip (sensor) temperature
   double ambient = 0.0;        // degC
   TecStagePoint coarse, fine;  // zero when the TEC is off
-  double tec_power = 0.0;      // W, both stages
-  double stability = 0.0;      // K, +- chip excursion left by the loops (or ambient swing)
+  // When !feasible, tec_power, stability and the stage figures are where the computation
+  // stopped, not figures: consumers leave them out (cost.h, `prism thermal`).
+  double tec_power = 0.0;  // W, both stages
+  double stability = 0.0;  // K, +- chip excursion left by the loops (or ambient swing)
   bool feasible = true;
   std::string reason;  // why not feasible (a stage cannot pump, stability missed)
 };
@@ -155,7 +157,9 @@ struct ThermalOperatingPoint {
 // Steady state for `dissipated` watts of on-chip heat. TEC off: chip = ambient + (R_pkg +
 // R_sink) P. TEC on: the chip sits at the setpoint; the fine stage's cold side at setpoint - R_pkg
 // P, the coarse stage's hot side at ambient + R_sink (heat rejected); the interface between
-// the stages halves the difference. Infeasible (with a reason) when a stage's COP <= 0.
+// the stages halves the difference. Infeasible (with a reason) when a stage's COP <= 0: at the
+// first step (the difference is beyond ZT), or later (the pumping power runs away: its heat
+// raises the hot side through R_sink faster than the COP allows; no fixed point exists).
 ThermalOperatingPoint steady_state(const ThermalSpec& spec, Power dissipated);
 
 // Ioffe's optimal-current COP for cold side t_cold and hot side t_hot (kelvin), figure of

@@ -53,13 +53,14 @@ struct ThermalStudySpec {
 
 // Total system power at full rate: every per-query energy (static shares included) x the
 // system query rate (the prism and energy studies' TFLN vs SOI figure); without the TEC's
-// power when `with_tec` is false.
+// power when `with_tec` is false (a TEC the cost model left out, tec_included false, is in
+// neither).
 double full_rate_power(const prism::CostReport& r, bool with_tec = true);
 
 // Whether the TFLN vs SOI comparison can include the TECs: only when both TECs hold their chip
-// (prism::steady_state feasible). An infeasible TEC's power is not a figure (the fixed point
-// of the pumping power has no solution), so the comparison then leaves both TECs out, says so
-// with the reason, and never uses the number.
+// (prism::steady_state feasible, CostReport::tec_included). An infeasible TEC's power is not a
+// figure (the fixed point of the pumping power has no solution), so the comparison then leaves both
+// TECs out, says so with the reason, and never uses the number.
 struct TecComparison {
   bool with_tec = true;
   std::string note;  // "" when with_tec; else which TEC fails and why

@@ -65,6 +65,21 @@ TEST(ThermalSteady, InfeasibleWhenAStageCannotPump) {
   EXPECT_NE(op.reason.find("cannot pump"), std::string::npos) << op.reason;
 }
 
+// 100 W through R_pkg = 0.5 K/W: the cold side sits at 25 - 50 = -25 C. The first step pumps
+// with COP < 1 at each stage, so the heat rejected more than doubles and the hot side (through
+// R_sink) climbs until a stage's COP is 0: there is no steady state, and the reason quotes the
+// cold side and the first step, not the temperatures where the iteration stopped.
+TEST(ThermalSteady, RunawayPumpingHasNoSteadyState) {
+  ThermalSpec spec;
+  const ThermalOperatingPoint op = steady_state(spec, Power::si(100.0));
+  ASSERT_FALSE(op.feasible);
+  EXPECT_NE(op.reason.find("no steady state at 100 W"), std::string::npos) << op.reason;
+  EXPECT_NE(op.reason.find("-25.00 C"), std::string::npos) << op.reason;
+  EXPECT_NE(op.reason.find("runs away"), std::string::npos) << op.reason;
+  // At 1 W the same TEC settles (the seed's operating point).
+  EXPECT_TRUE(steady_state(spec, Power::si(1.0)).feasible);
+}
+
 TEST(ThermalSteady, IoffeCopLimits) {
   // Carnot limit as ZT -> infinity: COP -> T_c / dT.
   EXPECT_NEAR(tec_cop(290.0, 300.0, 1e8, 1e9), 29.0, 0.01);

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <numbers>
 
+#include "lightsim/core/json.h"
 #include "lightsim/prism/cost.h"
 #include "lightsim/prism/timing.h"
 #include "shipped_configs.h"
@@ -129,10 +130,52 @@ TEST(Cost, TecPowerComesFromTheThermalSteadyState) {
   EXPECT_GT(r.dissipated_power, 0.0);
   const ThermalOperatingPoint op = steady_state(a.thermal, Power::si(r.dissipated_power));
   EXPECT_DOUBLE_EQ(r.tec_power, op.tec_power);
-  // More on-chip heat (SOI heaters) needs more TEC power.
+  EXPECT_TRUE(r.tec_included);
+  int tec_items = 0;
+  for (const CostItem& c : r.static_power) tec_items += c.name == "tec";
+  EXPECT_EQ(tec_items, 1);
+  EXPECT_DOUBLE_EQ(r.tec_over_latency, op.tec_power * r.timeline.latency);
+  // SOI's heaters dissipate more; more than the TEC can pump at all (next test).
   const CostReport soi = cost(load_accelerator("soi", testing::shipped_configs()));
   EXPECT_GT(soi.dissipated_power, r.dissipated_power);
-  EXPECT_GT(soi.tec_power, r.tec_power);
+}
+
+// SOI's heaters put ~100 W on the chip: the two-stage TEC has no steady state there, so its
+// power is not a figure and the cost model leaves it out of every item and total.
+TEST(Cost, AnInfeasibleTecIsLeftOutOfEveryFigure) {
+  const AcceleratorSpec a = load_accelerator("soi", testing::shipped_configs());
+  const CostReport r = cost(a);
+  ASSERT_FALSE(r.thermal.feasible);
+  EXPECT_FALSE(r.tec_included);
+  EXPECT_NE(r.thermal.reason.find("no steady state"), std::string::npos) << r.thermal.reason;
+  EXPECT_EQ(r.tec_power, 0.0);
+  EXPECT_EQ(r.tec_over_latency, 0.0);
+  double stat = 0;
+  for (const CostItem& c : r.static_power) {
+    EXPECT_NE(c.name, "tec");
+    stat += c.value;
+  }
+  for (const CostItem& c : r.energy) EXPECT_NE(c.name, "tec");
+  EXPECT_NEAR(r.static_power_total, stat, 1e-12 * stat);
+  // static tuning (the heaters) is the whole static power: no ungated laser on this preset.
+  ASSERT_EQ(r.static_power.size(), 1u);
+  EXPECT_EQ(r.static_power[0].name, "static_tuning");
+  EXPECT_NEAR(r.total_energy, r.dynamic_energy + stat / r.system_qps, 1e-12 * r.total_energy);
+  // The JSON cost table: null, flag and reason.
+  const Json j = to_json(r);
+  EXPECT_TRUE(j.at("tec_power_w").is_null());
+  EXPECT_TRUE(j.at("tec_over_latency_j").is_null());
+  EXPECT_TRUE(j.at("thermal").at("tec_power_w").is_null());
+  EXPECT_FALSE(j.at("tec_included").get<bool>());
+  EXPECT_EQ(j.at("tec_reason").get<std::string>(), r.thermal.reason);
+  // The TFLN seed keeps its TEC, equal to the explicit-power report at the steady state's.
+  const AcceleratorSpec seed = load_accelerator("seed", testing::shipped_configs());
+  const CostReport s = cost(seed);
+  ASSERT_TRUE(s.tec_included);
+  const CostReport explicit_tec = cost(seed, s.thermal.tec_power);
+  EXPECT_DOUBLE_EQ(s.total_energy, explicit_tec.total_energy);
+  EXPECT_DOUBLE_EQ(s.static_power_total, explicit_tec.static_power_total);
+  EXPECT_TRUE(to_json(s).at("tec_power_w").is_number());
 }
 
 }  // namespace
