@@ -98,6 +98,14 @@ void add_claims(report::StudyResult& r, const std::vector<Costed>& all, const Pr
     judge(e, e.seed_value.lo, spec.agreement,
           fmt::format("largest components on {}: {}; {}", s->name, largest(c, true), doc));
 
+    // A claim that needs the TEC's power, on a design whose TEC has no steady state.
+    auto tec_not_a_figure = [&](report::Claim& claim) {
+      claim.verdict = report::Verdict::not_comparable;
+      claim.explanation = fmt::format(
+          "{}'s TEC cannot hold its chip at {:.3g} W of on-chip dissipation at full rate ({}), "
+          "so its power is not a figure",
+          s->name, c.dissipated_power, c.thermal.reason);
+    };
     report::Claim& t = r.add_claim("energy_with_tec", "energy per query with the TEC", "pJ");
     t.seed_value = report::SeedValue::point(seed.energy_with_tec.si() * kPico);
     if (c.tec_included) {
@@ -109,11 +117,7 @@ void add_claims(report::StudyResult& r, const std::vector<Costed>& all, const Pr
                         c.tec_power, c.timeline.latency * kNano, c.system_qps,
                         c.total_energy * kPico, doc));
     } else {
-      t.verdict = report::Verdict::not_comparable;
-      t.explanation = fmt::format(
-          "{}'s TEC cannot hold its chip at {:.3g} W of on-chip dissipation ({}), so its power "
-          "is not a figure",
-          s->name, c.dissipated_power, c.thermal.reason);
+      tec_not_a_figure(t);
     }
 
     report::Claim& l = r.add_claim("latency", "latency per query (one pass)", "ns");
@@ -142,11 +146,7 @@ void add_claims(report::StudyResult& r, const std::vector<Costed>& all, const Pr
             fmt::format("steady state for {:.3g} W dissipated on chip at full rate",
                         c.dissipated_power));
     } else {
-      tec.verdict = report::Verdict::not_comparable;
-      tec.explanation = fmt::format(
-          "the TEC cannot hold {}'s chip at {:.3g} W dissipated on chip at full rate ({}), so "
-          "its power is not a figure",
-          s->name, c.dissipated_power, c.thermal.reason);
+      tec_not_a_figure(tec);
     }
   }
   const Costed* multiplexed = nullptr;

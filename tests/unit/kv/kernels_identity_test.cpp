@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kv_test_util.h"
+#include "lightsim/core/rng.h"
 #include "lightsim/kv/attention.h"
 #include "lightsim/kv/projection.h"
 
@@ -91,6 +92,24 @@ TEST(KernelIdentity, AttentionWeightsEqualTheOneTokenLoop) {
       attention_weights(h, g, s, p);
       EXPECT_EQ(p, reference_weights(h, g, s)) << "g " << g << " step " << s;
     }
+}
+
+// Token counts that leave a partial tile (the kernel scores eight tokens per pass).
+TEST(KernelIdentity, AttentionWeightsEqualTheLoopForPartialTiles) {
+  for (std::size_t tokens : {1u, 7u, 8u, 61u, 130u}) {
+    const std::size_t dim = 24, group = 2, steps = 3;
+    std::vector<float> keys(tokens * dim), queries(group * steps * dim);
+    RandomStream rng(5, {tokens});
+    rng.fill_normal(std::span<float>(keys));
+    rng.fill_normal(std::span<float>(queries));
+    const HeadView head{tokens, dim, group, steps, keys.data(), keys.data(), queries.data()};
+    std::vector<double> p;
+    for (std::size_t g = 0; g < group; ++g)
+      for (std::size_t s = 0; s < steps; ++s) {
+        attention_weights(head, g, s, p);
+        EXPECT_EQ(p, reference_weights(head, g, s)) << tokens << " tokens, g " << g << " s " << s;
+      }
+  }
 }
 
 TEST(KernelIdentity, BlockMassAtSeveralLayoutsEqualsEachLayoutAlone) {
