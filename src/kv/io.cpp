@@ -97,7 +97,10 @@ KvCache read_kv_cache(const std::filesystem::path& dir) {
   LIGHTSIM_CHECK_AS(InputError, std::filesystem::exists(manifest),
                     "{}: missing manifest.json (see docs/kv-data.md)", dir.string());
   const Json m = read_json_file(manifest);
-  LIGHTSIM_CHECK_AS(DataFormatError, m.is_object() && m.value("format", "") == "lightsim-kv",
+  // Json::value() throws nlohmann's type_error when the key holds another type: compare
+  // the node itself (a number or array is simply not equal).
+  const auto format = m.find("format");
+  LIGHTSIM_CHECK_AS(DataFormatError, m.is_object() && format != m.end() && *format == "lightsim-kv",
                     "{}: format: expected \"lightsim-kv\"", manifest.string());
   const int version = get<int>(m, "version", manifest);
   LIGHTSIM_CHECK_AS(DataFormatError, version == kKvFormatVersion,
@@ -128,7 +131,10 @@ KvCache read_kv_cache(const std::filesystem::path& dir) {
   cache.layer_ids = layer_ids;
   cache.storage = dtype;
   cache.rope_base = get<double>(m, "rope_base", manifest);
-  cache.source = m.value("source", "");
+  const auto source = m.find("source");
+  LIGHTSIM_CHECK_AS(DataFormatError, source == m.end() || source->is_string(),
+                    "{}: source: expected a string, got {}", manifest.string(), source->dump());
+  if (source != m.end()) cache.source = source->get<std::string>();
   if (const auto it = m.find("needles"); it != m.end()) {
     LIGHTSIM_CHECK_AS(DataFormatError, it->is_array(), "{}: needles: expected a list",
                       manifest.string());

@@ -94,5 +94,19 @@ TEST(KvIo, MissingFolderAndBadManifest) {
   EXPECT_THROW((void)read_kv_cache(dir), DataFormatError);
 }
 
+// Keys of the wrong JSON type are a DataFormatError, never nlohmann's type_error (found by
+// fuzz.kv_manifest; tests/data/fuzz/kv_manifest/format_is_a_number.json).
+TEST(KvIo, ManifestKeysOfTheWrongTypeAreDataFormatErrors) {
+  const auto dir = lightsim::testing::scratch_dir();
+  write_kv_cache(dir, testing::random_cache(small_geometry(), 9));
+  const Json good = read_json_file(dir / "manifest.json");
+  for (const char* key : {"format", "source"}) {
+    Json m = good;
+    m[key] = 7295;
+    write_json_file(dir / "manifest.json", m);
+    EXPECT_THROW((void)read_kv_cache(dir), DataFormatError) << key;
+  }
+}
+
 }  // namespace
 }  // namespace lightsim::kv
