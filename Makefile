@@ -5,6 +5,9 @@ ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
 # Seconds each libFuzzer target runs in `make fuzz` and `make test`.
 FUZZ_SECONDS ?= 60
+# libFuzzer's -seed for those runs: 1 repeats the same mutations on every clean clone (the
+# gate of `make test`); `make fuzz FUZZ_SEED=0` draws a new seed each run (exploration).
+FUZZ_SEED ?= 1
 # Modules whose unit tests run under ThreadSanitizer: the thread pool and parallel loops (core),
 # the threaded KV generation and evaluation (kv), the parallel studies (studies) and the
 # threaded sweep runner (sweep). Add a module here when it gains threads.
@@ -44,7 +47,8 @@ $(ASAN_BUILD)/build.ninja: | setup
 	cmake -S . -B $(ASAN_BUILD) $(SANITIZER_CMAKE) -DLIGHTSIM_SANITIZE=address,undefined
 
 asan: setup $(ASAN_BUILD)/build.ninja
-	cmake -S . -B $(ASAN_BUILD) -DLIGHTSIM_FUZZ_SECONDS=$(FUZZ_SECONDS) > /dev/null
+	cmake -S . -B $(ASAN_BUILD) -DLIGHTSIM_FUZZ_SECONDS=$(FUZZ_SECONDS) \
+	  -DLIGHTSIM_FUZZ_SEED=$(FUZZ_SEED) > /dev/null
 	cmake --build $(ASAN_BUILD) -j $(JOBS) --target unit_tests fuzz_targets
 
 test-asan: asan
