@@ -77,7 +77,7 @@ void print_cost(const std::string& name, const prism::AcceleratorSpec& a,
         "  heaters idle at weight {:+.3g}: {:.4g} mW per ring, lock range [{:.4g}, {:.4g}] "
         "pm{}\n",
         r.tuner.bias_weight, r.tuner.power * 1e3, r.tuner.lock.lo * 1e12, r.tuner.lock.hi * 1e12,
-        r.tuner.covers ? "" : " (" + r.tuner.reason + ")");
+        r.tuner.covers ? "" : "\n    NOT covered: " + r.tuner.reason);
   if (r.tec_included) {
     const double seed_style = r.dynamic_energy + r.tec_over_latency;
     fmt::print("  {:<28} {:>10.2f} pJ | {:.0f} pJ ({})\n", "dynamic + TEC x latency",

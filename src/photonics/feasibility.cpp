@@ -7,6 +7,7 @@
 #include <numbers>
 
 #include "lightsim/core/json.h"
+#include "lightsim/photonics/holding.h"
 #include "lightsim/photonics/link_budget.h"
 
 namespace lightsim::photonics {
@@ -141,22 +142,23 @@ FeasibilityCheck tuning_check(const DeviceSpec& dev, const Ring& ring) {
   return c;
 }
 
-FeasibilityCheck thermal_check(const DeviceSpec& dev, const Ring& ring) {
+FeasibilityCheck thermal_check(const DeviceSpec& dev, double bias_fraction) {
   const double rings = static_cast<double>(dev.bank.rows) * dev.grid.channels;
   const double budget = dev.requirements.thermal_budget.si();
   double per_ring = dev.tuning.static_power.si();
   std::string how = fmt::format("{:.3g} uW bias per ring", per_ring * 1e6);
   if (dev.tuning.mechanism == TuningMechanism::thermo_optic) {
-    // Heaters only red-shift: a ring sits at mid-span on average, and neighbours' heat helps
-    // by the row-average of sum_j K_ij (thermal crosstalk matrix).
-    const int d = dev.grid.channels;
-    const auto k = thermal_crosstalk_matrix(dev.tuning, d);
-    double share = 0.0;
-    for (double v : k) share += v;
-    share /= d;
-    per_ring = 0.5 * tuning_need(dev, ring).total / (tuning_slope(dev.tuning) * share);
-    how = fmt::format("{:.3g} mW mean heater power per ring (mid-span, thermal sharing x{:.3g})",
-                      per_ring * 1e3, share);
+    // The heaters' holding power at the bias weight (holding.h: every ring of a row at the same
+    // shift, neighbours' heat shared exactly through the thermal crosstalk matrix).
+    const HeaterHolding h = heater_holding_power(dev, bias_fraction);
+    per_ring = h.mean_power;
+    how = fmt::format(
+        "{:.4g} mW mean heater power per ring holding weight {:+.3g} ({}; thermal sharing "
+        "x{:.3g} solved exactly)",
+        per_ring * 1e3, h.bias_weight,
+        bias_fraction == 0.0 ? "the middle of the weight range"
+                             : fmt::format("bias {:+.3g} of the weight range", bias_fraction),
+        h.share);
   }
   const double total = rings * per_ring + dev.tuning.tec_power.si();
   FeasibilityCheck c{"thermal_budget", total <= budget, total, budget, "W", ""};
@@ -202,11 +204,15 @@ std::vector<std::string> FeasibilityReport::reasons() const {
 }
 
 FeasibilityReport check_feasibility(const DeviceSpec& device) {
+  return check_feasibility(device, 0.0);
+}
+
+FeasibilityReport check_feasibility(const DeviceSpec& device, double bias_fraction) {
   const Ring ring = ring_of(device);
   FeasibilityReport r;
-  r.checks = {aliasing_check(device, ring),     crosstalk_check(device, ring),
-              weight_range_check(device, ring), tuning_check(device, ring),
-              thermal_check(device, ring),      link_check(device)};
+  r.checks = {aliasing_check(device, ring),         crosstalk_check(device, ring),
+              weight_range_check(device, ring),     tuning_check(device, ring),
+              thermal_check(device, bias_fraction), link_check(device)};
   r.feasible =
       std::all_of(r.checks.begin(), r.checks.end(), [](const auto& c) { return c.passed; });
   return r;

@@ -176,10 +176,11 @@ CalibrationReport calibrate_bank(const photonics::DeviceSpec& device, const Cali
   const photonics::Ring ring = photonics::ring_of(device);
   rep.weight_error_max = ring.max_weight_slope() * rep.residual_max;
   if (heater) {
-    // Each ring holds its operating-point power plus its correction: P_op + bias / slope,
-    // within [0, P_max] (the lock never leaves its range).
+    // Each ring holds its operating-point power (its place in the row: thermal sharing) plus
+    // its correction: P_j + bias / slope, within [0, P_max] (the lock never leaves its range).
     const double slope = photonics::tuning_slope(device.tuning);
-    for (double b : bias) rep.heater_power += std::clamp(op.power + b / slope, 0.0, op.max_power);
+    for (std::size_t i = 0; i < n; ++i)
+      rep.heater_power += std::clamp(op.ring_power[i % d] + bias[i] / slope, 0.0, op.max_power);
   }
   return rep;
 }

@@ -45,7 +45,7 @@ CostReport build(const AcceleratorSpec& a, std::optional<double> tec) {
   const auto& el = a.electronics;
   CostReport r;
   r.timeline = timeline(a);
-  r.feasibility = photonics::check_feasibility(dev);
+  r.feasibility = photonics::check_feasibility(dev, a.calibration.heater_bias);
   const Timeline& t = r.timeline;
   const double d = dev.grid.channels;
   const double rows_pass = static_cast<double>(physical_rows(a)) * a.interposer.chips;
@@ -106,8 +106,9 @@ CostReport build(const AcceleratorSpec& a, std::optional<double> tec) {
   p("static_tuning", r.banks * rings_per_bank * holding,
     dev.tuning.mechanism == photonics::TuningMechanism::pockels
         ? "banks x rings x device.tuning.static_power"
-        : "banks x rings x heater power at the operating point (operating_point.h: "
-          "(delta(calibration.heater_bias x w) - rest) / (R_th d lambda/dT))");
+        : "banks x rings x mean heater power at the operating point (operating_point.h, "
+          "photonics/holding.h: K^-1 (delta(calibration.heater_bias x w) - rest) / (R_th d "
+          "lambda/dT), thermal sharing solved exactly)");
   if (tec)
     p("tec", *tec,
       "two-stage TEC electrical power at the steady state for the on-chip dissipation "
@@ -195,6 +196,10 @@ Json to_json(const CostReport& r) {
             {"margin_m", r.tuner.margin},
             {"lock_range_m", {r.tuner.lock.lo, r.tuner.lock.hi}},
             {"covers", r.tuner.covers},
+            {"covering_heater_bias",
+             r.tuner.covering_bias >= 0.0 ? Json(r.tuner.covering_bias) : Json(nullptr)},
+            {"correction_reach_m", r.tuner.correction_reach},
+            {"rest_shortfall_m", r.tuner.rest_shortfall},
             {"reason", r.tuner.reason}}},
           {"thermal",
            {{"dissipated_power_w", r.dissipated_power},

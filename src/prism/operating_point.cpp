@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "lightsim/photonics/device.h"
+#include "lightsim/photonics/holding.h"
 #include "lightsim/photonics/weights.h"
 
 namespace lightsim::prism {
@@ -35,12 +36,82 @@ TunerOperatingPoint operating_point(const photonics::DeviceSpec& device,
         w, op.margin * 1e12, (op.needed_hi - op.needed_lo) * 1e12, op.span * 1e12);
   }
   if (op.heater) {
-    op.bias_weight = calibration.heater_bias * w;
-    op.bias_detuning = *ring.detuning_for_weight(op.bias_weight);
+    // The photonics layer's holding power (photonics/holding.h): thermal sharing solved exactly.
+    const photonics::HeaterHolding h =
+        photonics::heater_holding_power(device, calibration.heater_bias);
+    op.bias_weight = h.bias_weight;
+    op.bias_detuning = h.bias_detuning;
     op.max_power = tuning.max_heater_power.si();
-    op.control = (op.bias_detuning - op.rest) / slope;
-    op.power = op.control;
-    op.lock = {-op.control * slope, (op.max_power - op.control) * slope};
+    op.ring_power = h.power;
+    op.control = h.mean_power;
+    op.power = h.mean_power;
+    // A lock moves a ring by its own heater (K_jj = 1) between 0 and P_max: the least-powered
+    // ring bounds the blue side, the most-powered the red side, for every ring alike.
+    op.lock = {-h.min_power * slope, (op.max_power - h.max_power) * slope};
+    if (!h.holds) {
+      op.covers = false;
+      op.reason += (op.reason.empty() ? "" : "; ") + h.reason;
+    }
+    // The lock must still absorb the margin both ways, ring by ring: independent offsets of up
+    // to +-margin settle at K dP slope = -offsets, so a ring's own heater moves by up to
+    // ||K^-1||_inf x margin (h.correction_gain; its neighbours' corrections heat it too). With
+    // thermal sharing a ring's own heater also holds only part of its shift, so the blue side
+    // is the one that falls short.
+    op.correction_reach = h.correction_gain * op.margin;
+    const double need = op.correction_reach;
+    const auto reach = [&](const photonics::HeaterHolding& at) {
+      return LockRange{-at.min_power * slope, (op.max_power - at.max_power) * slope};
+    };
+    const auto covered = [&](const photonics::HeaterHolding& at) {
+      const LockRange l = reach(at);
+      return at.holds && l.lo <= -need && l.hi >= need;
+    };
+    if (op.lock.lo > -need || op.lock.hi < need) {
+      op.covers = false;
+      op.reason += fmt::format(
+          "{}from its holding power each ring's own heater reaches [{:.4g}, {:+.4g}] pm, short "
+          "of the +-{:.4g} pm that +-{:.4g} pm of fabrication trim and drift can ask of it{}",
+          op.reason.empty() ? "" : "; ", op.lock.lo * 1e12, op.lock.hi * 1e12, need * 1e12,
+          op.margin * 1e12,
+          h.share > 1.0
+              ? fmt::format(" (thermal crosstalk: neighbours' heat holds part of its shift, "
+                            "sharing x{:.3g}, and their corrections add to its own, x{:.3g})",
+                            h.share, h.correction_gain)
+              : "");
+      // Only the blue side grows with the bias: search upwards when it is the short one.
+      if (op.lock.lo > -need && calibration.heater_bias < 1.0) {
+        const photonics::HeaterHolding top = photonics::heater_holding_power(device, 1.0);
+        if (covered(top)) {
+          double lo = calibration.heater_bias, hi = 1.0;
+          while (hi - lo > 1e-4) {
+            const double mid = 0.5 * (lo + hi);
+            (reach(photonics::heater_holding_power(device, mid)).lo <= -need ? hi : lo) = mid;
+          }
+          const photonics::HeaterHolding at = photonics::heater_holding_power(device, hi);
+          if (covered(at)) {
+            op.covering_bias = hi;
+            op.covering_power = at.mean_power;
+          }
+        }
+        op.reason += op.covering_bias >= 0.0
+                         ? fmt::format(
+                               "; calibration.heater_bias >= {:.4f} covers it, at {:.4g} "
+                               "mW mean per ring",
+                               op.covering_bias, op.covering_power * 1e3)
+                         : "; no calibration.heater_bias up to 1 covers it";
+        // The other way: fabricate the rings bluer than the rest point (the blue end of the
+        // needed detunings, which leaves out the neighbours' heat). The holding powers are
+        // linear in the shift, so the least-powered ring reaches `need` at shift x need / reach.
+        const double scale = need / -op.lock.lo;
+        if (h.shift > 0.0 && (op.max_power - h.max_power * scale) * slope >= need) {
+          op.rest_shortfall = h.shift * (scale - 1.0);
+          op.rest_power = h.mean_power * scale;
+          op.reason += fmt::format(
+              "; a rest point {:.4g} pm bluer covers it at this bias, at {:.4g} mW mean per ring",
+              op.rest_shortfall * 1e12, op.rest_power * 1e3);
+        }
+      }
+    }
   } else {
     // Pockels: zero volts at rest; the bias trim shares the weight's +-V_max.
     op.bias_weight = 0.0;

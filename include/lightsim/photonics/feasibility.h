@@ -25,7 +25,11 @@ struct FeasibilityReport {
   std::vector<std::string> reasons() const;  // messages of the failed checks
 };
 
+// The thermal budget counts the heaters' holding power (holding.h) at `bias_fraction` of the
+// weight range (-1..1); the one-argument form at 0, the middle of the range (a device alone
+// has no operating point; prism::cost passes its calibration.heater_bias).
 FeasibilityReport check_feasibility(const DeviceSpec& device);
+FeasibilityReport check_feasibility(const DeviceSpec& device, double bias_fraction);
 
 // {"feasible": bool, "reasons": [sentences], "checks": [{name, passed, value, limit, unit,
 // message}]}

@@ -6,6 +6,7 @@
 
 #include "lightsim/photonics/device.h"
 #include "lightsim/prism/calibration.h"
+#include "lightsim/prism/operating_point.h"
 
 namespace lightsim::prism {
 namespace {
@@ -107,7 +108,12 @@ TEST(CalibrationLock, BankLocksEveryRingAndHandsItsResidualToPhotonics) {
   EXPECT_EQ(calibrate_bank(dev, spec, offsets, 11).residual_rms, rep.residual_rms);
 }
 
-TEST(CalibrationLock, ThermalCrosstalkNeedsMoreSweeps) {
+// A heater row with thermal crosstalk c = 0.1 and +-300 pm of fabrication error. Its
+// operating point must leave each ring's own heater enough power to correct the margin towards
+// blue: with sharing an inside ring's heater holds only (1 - c)/(1 + c) of its shift, so at the
+// middle of the weight range (bias 0) it does not, and the operating point names the least bias
+// that does.
+photonics::DeviceSpec crosstalk_row(double crosstalk) {
   photonics::DeviceSpec dev = small_device();
   dev.bank.rows = 4;
   dev.grid.channels = 16;
@@ -115,21 +121,54 @@ TEST(CalibrationLock, ThermalCrosstalkNeedsMoreSweeps) {
   dev.tuning.thermal_shift = ThermalShift::si(69e-12);
   dev.tuning.heater_thermal_resistance = ThermalResistance::si(3600.0);
   dev.tuning.max_heater_power = Power::si(10e-3);
-  // The design budgets the +-300 pm fabrication error in its heater operating point.
   dev.requirements.fabrication_trim = Length::si(300e-12);
-  const CalibrationSpec spec = noiseless();
-  std::vector<double> offsets(64);
+  dev.tuning.thermal_crosstalk = crosstalk;
+  return dev;
+}
+
+std::vector<double> fabrication_offsets(std::size_t n) {
+  std::vector<double> offsets(n);
   RandomStream s(3, {6});
   for (auto& o : offsets) o = (2.0 * s.uniform() - 1.0) * 300 * kPm;
-  dev.tuning.thermal_crosstalk = 0.0;
-  const CalibrationReport alone = calibrate_bank(dev, spec, offsets, 1);
-  dev.tuning.thermal_crosstalk = 0.1;
-  const CalibrationReport coupled = calibrate_bank(dev, spec, offsets, 1);
+  return offsets;
+}
+
+TEST(CalibrationLock, ThermalCrosstalkNeedsMoreSweeps) {
+  CalibrationSpec spec = noiseless();
+  const TunerOperatingPoint middle = operating_point(crosstalk_row(0.1), spec);
+  ASSERT_FALSE(middle.covers);
+  ASSERT_GT(middle.covering_bias, 0.0) << middle.reason;
+  ASSERT_LE(middle.covering_bias, 1.0);
+  spec.heater_bias = middle.covering_bias;
+  const TunerOperatingPoint op = operating_point(crosstalk_row(0.1), spec);
+  ASSERT_TRUE(op.covers) << op.reason;
+  EXPECT_LE(op.lock.lo, -300 * kPm);
+  EXPECT_NEAR(op.power, middle.covering_power, 1e-15);
+  const std::vector<double> offsets = fabrication_offsets(64);
+  const CalibrationReport alone = calibrate_bank(crosstalk_row(0.0), spec, offsets, 1);
+  const CalibrationReport coupled = calibrate_bank(crosstalk_row(0.1), spec, offsets, 1);
   EXPECT_EQ(alone.sweeps, 1);
+  EXPECT_EQ(alone.failed, 0) << alone.first_failure;
   EXPECT_GT(coupled.sweeps, 1);
-  EXPECT_EQ(coupled.failed, 0);
+  EXPECT_EQ(coupled.failed, 0) << coupled.first_failure;
   EXPECT_LE(coupled.residual_max, spec.target.si() + 1e-15);
   EXPECT_GT(coupled.heater_power, 0.0);
+}
+
+// At bias 0 the same row's own heaters cannot take every ring fabricated too red back to its
+// target: those rings fail, each with the reason, and the rest lock.
+TEST(CalibrationLock, AnOperatingPointShortOfTheMarginFailsRingsWithAReason) {
+  const CalibrationSpec spec = noiseless();
+  const photonics::DeviceSpec dev = crosstalk_row(0.1);
+  const TunerOperatingPoint op = operating_point(dev, spec);
+  ASSERT_FALSE(op.covers);
+  EXPECT_NE(op.reason.find("short of the"), std::string::npos) << op.reason;
+  EXPECT_GT(op.lock.lo, -300 * kPm);
+  const CalibrationReport rep = calibrate_bank(dev, spec, fabrication_offsets(64), 1);
+  EXPECT_GT(rep.failed, 0);
+  EXPECT_GT(rep.locked, 0);
+  EXPECT_NE(rep.first_failure.find("outside the tuner's correction range"), std::string::npos)
+      << rep.first_failure;
 }
 
 }  // namespace
