@@ -5,13 +5,13 @@
 #include <benchmark/benchmark.h>
 
 #include "lightsim/decode/step.h"
+#include "shipped_configs.h"
 
 namespace lightsim::decode {
 namespace {
 
 DecodeSetup shipped_setup() {
-  config::LoadOptions o;
-  o.config_roots = {std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs"};
+  const config::LoadOptions o = testing::shipped_configs();
   return prepare(load_scenario("qwen2_5_7b", o), o);
 }
 

@@ -2,14 +2,13 @@
 #include <benchmark/benchmark.h>
 
 #include "lightsim/fabric/collective.h"
+#include "shipped_configs.h"
 
 namespace lightsim::fabric {
 namespace {
 
 Topology shipped(const char* name) {
-  config::LoadOptions o;
-  o.config_roots = {std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs"};
-  return build_topology(load_fabric(name, o));
+  return build_topology(load_fabric(name, testing::shipped_configs()));
 }
 
 // Automatic choice over every algorithm, all-reduce across two NVL72 racks.

@@ -3,24 +3,19 @@
 #include <benchmark/benchmark.h>
 
 #include "lightsim/prefill/search.h"
+#include "shipped_configs.h"
 
 namespace lightsim::prefill {
 namespace {
-
-config::LoadOptions shipped() {
-  config::LoadOptions o;
-  o.config_roots = {std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs"};
-  return o;
-}
 
 struct Setup {
   ScenarioSpec scenario;
   model::Transformer model;
   fabric::Topology topology;
   explicit Setup(const char* name, const char* fabric_name) {
-    scenario = load_scenario(name, shipped());
-    model = load_model(scenario.model, shipped());
-    topology = fabric::build_topology(fabric::load_fabric(fabric_name, shipped()));
+    scenario = load_scenario(name, testing::shipped_configs());
+    model = load_model(scenario.model, testing::shipped_configs());
+    topology = fabric::build_topology(fabric::load_fabric(fabric_name, testing::shipped_configs()));
   }
 };
 

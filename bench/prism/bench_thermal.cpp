@@ -9,15 +9,15 @@
 #include "lightsim/core/config.h"
 #include "lightsim/prism/accelerator.h"
 #include "lightsim/prism/thermal.h"
+#include "shipped_configs.h"
 
 namespace lightsim::prism {
 namespace {
 
 photonics::DeviceSpec seed_device() {
-  config::LoadOptions load;
-  load.config_roots = {std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs"};
   return config::load_spec<AcceleratorSpec>(
-             std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs/accelerators/seed.yaml", load)
+             std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs/accelerators/seed.yaml",
+             testing::shipped_configs())
       .device;
 }
 

@@ -15,6 +15,7 @@
 #include "lightsim/kv/projection.h"
 #include "lightsim/kv/register.h"
 #include "lightsim/prism/scorer.h"
+#include "shipped_configs.h"
 
 namespace lightsim::prism {
 namespace {
@@ -22,9 +23,7 @@ namespace {
 constexpr std::size_t kRows = 1024, kBlock = 16, kHeadDim = 128, kSteps = 64;
 
 void BM_PrismQuery(benchmark::State& state) {
-  config::LoadOptions load;
-  load.config_roots = {std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs"};
-  AcceleratorSpec acc = load_accelerator("seed_fit", load);
+  AcceleratorSpec acc = load_accelerator("seed_fit", testing::shipped_configs());
   acc.device.bank.rows = static_cast<int>(kRows);
   acc.impairments.calibration_residual = Length::si(2e-12);
   kv::KvCache cache({1, 1, 1, kHeadDim, kRows * kBlock, kSteps});

@@ -18,21 +18,17 @@
 #include "lightsim/prism/accelerator.h"
 #include "lightsim/prism/scorer.h"
 #include "lightsim/studies/retrieval.h"
+#include "shipped_configs.h"
 
 namespace lightsim::studies {
 namespace {
-
-config::LoadOptions roots() {
-  config::LoadOptions load;
-  load.config_roots = {std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs"};
-  return load;
-}
 
 const kv::KvCache& cache16k() {
   static const kv::KvCache cache = [] {
     Context ctx(ContextOptions{.seed = 1, .threads = 1});
     kv::KvGeneratorSpec w = config::load_spec<kv::KvGeneratorSpec>(
-        std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs/kv/qwen2.5-7b.yaml", roots());
+        std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs/kv/qwen2.5-7b.yaml",
+        testing::shipped_configs());
     w.tokens = 16384;
     w.steps = 8;
     return kv::generate_kv_cache(w, ctx);
@@ -84,7 +80,8 @@ void BM_ContextEvaluate(benchmark::State& state) {
   const ScorerCatalog catalog;
   std::vector<RetrievalSetup> setups{catalog.setup("signature_ideal", "signature", 32),
                                      catalog.setup("prism", "prism", 32)};
-  prism::attach_accelerator(setups[1].options, prism::load_accelerator("seed_fit", roots()));
+  prism::attach_accelerator(setups[1].options,
+                            prism::load_accelerator("seed_fit", testing::shipped_configs()));
   RetrievalOptions o;
   o.projections = &catalog.projections;
   o.reference = 0;

@@ -15,24 +15,21 @@
 #include "lightsim/prism/scorer.h"
 #include "lightsim/studies/impairments.h"
 #include "lightsim/studies/retrieval.h"
+#include "shipped_configs.h"
 
 namespace lightsim::studies {
 namespace {
-
-config::LoadOptions roots() {
-  config::LoadOptions load;
-  load.config_roots = {std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs"};
-  return load;
-}
 
 void BM_ImpairmentsChain(benchmark::State& state) {
   const auto points = static_cast<std::size_t>(state.range(0));
   Context ctx(ContextOptions{.seed = 1, .threads = 1});
   kv::KvGeneratorSpec w = config::load_spec<kv::KvGeneratorSpec>(
-      std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs/kv/qwen2.5-7b.yaml", roots());
+      std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs/kv/qwen2.5-7b.yaml",
+      testing::shipped_configs());
   w.tokens = 16384;
   const kv::KvCache cache = kv::generate_kv_cache(w, ctx);
-  const prism::AcceleratorSpec acc = prism::load_accelerator("seed_fit", roots());
+  const prism::AcceleratorSpec acc =
+      prism::load_accelerator("seed_fit", testing::shipped_configs());
   const ScorerCatalog catalog;
   std::vector<RetrievalSetup> setups{catalog.setup("ideal", "signature", 32)};
   const ImpairmentKnobs knobs{

@@ -132,8 +132,7 @@ namespace lightsim::fabric {
 namespace {
 
 TEST(Collective, FabricConfigCanForceAnAlgorithm) {
-  config::LoadOptions o;
-  o.config_roots = {std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs"};
+  const config::LoadOptions o = testing::shipped_configs();
   const std::string yaml = R"(schema_version: 1
 kind: fabric
 name: forced

@@ -9,15 +9,10 @@
 
 #include "lightsim/core/context.h"
 #include "lightsim/kv/blocks.h"
+#include "shipped_configs.h"
 
 namespace lightsim::studies {
 namespace {
-
-config::LoadOptions shipped() {
-  config::LoadOptions load;
-  load.config_roots = {std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs"};
-  return load;
-}
 
 TEST(EnergyScan, ClosedFormOfTheSeedsCheck) {
   // 1024 blocks x 2 (min, max) x 128 dims x 2 B x 31 pJ/B (SPEC 1.6).
@@ -100,7 +95,7 @@ TEST(EnergyFaiss, FewVectorsLowerTheCodeBits) {
 }
 
 TEST(EnergyPrism, BeyondTheLargestAcceleratorIsInfeasibleNotClamped) {
-  const config::LoadOptions load = shipped();
+  const config::LoadOptions load = testing::shipped_configs();
   std::vector<std::pair<std::string, prism::AcceleratorSpec>> accels = {
       {"seed", prism::load_accelerator("seed", load)},
       {"scaled", prism::load_accelerator("scaled", load)}};

@@ -8,6 +8,7 @@
 
 #include "lightsim/photonics/wdm.h"
 #include "lightsim/prism/calibration.h"
+#include "shipped_configs.h"
 
 namespace lightsim::studies {
 namespace {
@@ -15,9 +16,7 @@ namespace {
 // Knobs with one axis set (designated initializers would warn about the others).
 // The seed's machine on the feasible TFLN device (configs/accelerators/seed_fit.yaml).
 prism::AcceleratorSpec seed_fit() {
-  config::LoadOptions load;
-  load.config_roots = {std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs"};
-  return prism::load_accelerator("seed_fit", load);
+  return prism::load_accelerator("seed_fit", testing::shipped_configs());
 }
 
 template <class F>

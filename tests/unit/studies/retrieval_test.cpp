@@ -9,6 +9,7 @@
 #include "lightsim/kv/generator.h"
 #include "lightsim/prism/scorer.h"
 #include "lightsim/studies/impairments.h"
+#include "shipped_configs.h"
 
 namespace lightsim::studies {
 namespace {
@@ -30,9 +31,7 @@ kv::KvCache small_cache(Context& ctx) {
 
 // The seed's machine on the feasible TFLN device: d = 32 channels.
 prism::AcceleratorSpec seed_fit() {
-  config::LoadOptions load;
-  load.config_roots = {std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs"};
-  return prism::load_accelerator("seed_fit", load);
+  return prism::load_accelerator("seed_fit", testing::shipped_configs());
 }
 
 RetrievalOptions options(const ScorerCatalog& catalog) {
