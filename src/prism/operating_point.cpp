@@ -11,6 +11,58 @@
 
 namespace lightsim::prism {
 
+namespace {
+
+// A lock moves a ring by its own heater (K_jj = 1) between 0 and P_max: the least-powered ring
+// bounds the blue side, the most-powered the red side, for every ring alike.
+LockRange heater_lock(const photonics::HeaterHolding& h, double max_power, double slope) {
+  return {-h.min_power * slope, (max_power - h.max_power) * slope};
+}
+
+// The two remedies for a heater lock whose blue side falls short of op.correction_reach at bias
+// `bias`, appended to op.reason: the least calibration.heater_bias in (bias, 1] that covers
+// (only the blue side grows with the bias, so bisection), and rings fabricated bluer than the
+// rest point (the blue end of the needed detunings, which leaves out the neighbours' heat;
+// holding powers are linear in the shift, so the least-powered ring reaches the correction at
+// shift x reach / lock).
+void add_blue_remedies(TunerOperatingPoint& op, const photonics::DeviceSpec& device, double bias,
+                       const photonics::HeaterHolding& h, double slope) {
+  const double need = op.correction_reach;
+  const auto covered = [&](const photonics::HeaterHolding& at) {
+    const LockRange l = heater_lock(at, op.max_power, slope);
+    return at.holds && l.lo <= -need && l.hi >= need;
+  };
+  if (bias < 1.0 && covered(photonics::heater_holding_power(device, 1.0))) {
+    double lo = bias, hi = 1.0;
+    while (hi - lo > 1e-4) {
+      const double mid = 0.5 * (lo + hi);
+      const photonics::HeaterHolding at = photonics::heater_holding_power(device, mid);
+      (heater_lock(at, op.max_power, slope).lo <= -need ? hi : lo) = mid;
+    }
+    const photonics::HeaterHolding at = photonics::heater_holding_power(device, hi);
+    if (covered(at)) {
+      op.covering_bias = hi;
+      op.covering_power = at.mean_power;
+    }
+  }
+  op.reason += op.covering_bias >= 0.0
+                   ? fmt::format(
+                         "; calibration.heater_bias >= {:.4f} covers it, at {:.4g} mW "
+                         "mean per ring",
+                         op.covering_bias, op.covering_power * 1e3)
+                   : "; no calibration.heater_bias up to 1 covers it";
+  const double scale = need / -op.lock.lo;
+  if (h.shift > 0.0 && (op.max_power - h.max_power * scale) * slope >= need) {
+    op.rest_shortfall = h.shift * (scale - 1.0);
+    op.rest_power = h.mean_power * scale;
+    op.reason += fmt::format(
+        "; a rest point {:.4g} pm bluer covers it at this bias, at {:.4g} mW mean per ring",
+        op.rest_shortfall * 1e12, op.rest_power * 1e3);
+  }
+}
+
+}  // namespace
+
 TunerOperatingPoint operating_point(const photonics::DeviceSpec& device,
                                     const CalibrationSpec& calibration) {
   TunerOperatingPoint op;
@@ -45,9 +97,7 @@ TunerOperatingPoint operating_point(const photonics::DeviceSpec& device,
     op.ring_power = h.power;
     op.control = h.mean_power;
     op.power = h.mean_power;
-    // A lock moves a ring by its own heater (K_jj = 1) between 0 and P_max: the least-powered
-    // ring bounds the blue side, the most-powered the red side, for every ring alike.
-    op.lock = {-h.min_power * slope, (op.max_power - h.max_power) * slope};
+    op.lock = heater_lock(h, op.max_power, slope);
     if (!h.holds) {
       op.covers = false;
       op.reason += (op.reason.empty() ? "" : "; ") + h.reason;
@@ -59,13 +109,6 @@ TunerOperatingPoint operating_point(const photonics::DeviceSpec& device,
     // is the one that falls short.
     op.correction_reach = h.correction_gain * op.margin;
     const double need = op.correction_reach;
-    const auto reach = [&](const photonics::HeaterHolding& at) {
-      return LockRange{-at.min_power * slope, (op.max_power - at.max_power) * slope};
-    };
-    const auto covered = [&](const photonics::HeaterHolding& at) {
-      const LockRange l = reach(at);
-      return at.holds && l.lo <= -need && l.hi >= need;
-    };
     if (op.lock.lo > -need || op.lock.hi < need) {
       op.covers = false;
       op.reason += fmt::format(
@@ -78,39 +121,7 @@ TunerOperatingPoint operating_point(const photonics::DeviceSpec& device,
                             "sharing x{:.3g}, and their corrections add to its own, x{:.3g})",
                             h.share, h.correction_gain)
               : "");
-      // Only the blue side grows with the bias: search upwards when it is the short one.
-      if (op.lock.lo > -need && calibration.heater_bias < 1.0) {
-        const photonics::HeaterHolding top = photonics::heater_holding_power(device, 1.0);
-        if (covered(top)) {
-          double lo = calibration.heater_bias, hi = 1.0;
-          while (hi - lo > 1e-4) {
-            const double mid = 0.5 * (lo + hi);
-            (reach(photonics::heater_holding_power(device, mid)).lo <= -need ? hi : lo) = mid;
-          }
-          const photonics::HeaterHolding at = photonics::heater_holding_power(device, hi);
-          if (covered(at)) {
-            op.covering_bias = hi;
-            op.covering_power = at.mean_power;
-          }
-        }
-        op.reason += op.covering_bias >= 0.0
-                         ? fmt::format(
-                               "; calibration.heater_bias >= {:.4f} covers it, at {:.4g} "
-                               "mW mean per ring",
-                               op.covering_bias, op.covering_power * 1e3)
-                         : "; no calibration.heater_bias up to 1 covers it";
-        // The other way: fabricate the rings bluer than the rest point (the blue end of the
-        // needed detunings, which leaves out the neighbours' heat). The holding powers are
-        // linear in the shift, so the least-powered ring reaches `need` at shift x need / reach.
-        const double scale = need / -op.lock.lo;
-        if (h.shift > 0.0 && (op.max_power - h.max_power * scale) * slope >= need) {
-          op.rest_shortfall = h.shift * (scale - 1.0);
-          op.rest_power = h.mean_power * scale;
-          op.reason += fmt::format(
-              "; a rest point {:.4g} pm bluer covers it at this bias, at {:.4g} mW mean per ring",
-              op.rest_shortfall * 1e12, op.rest_power * 1e3);
-        }
-      }
+      if (op.lock.lo > -need) add_blue_remedies(op, device, calibration.heater_bias, h, slope);
     }
   } else {
     // Pockels: zero volts at rest; the bias trim shares the weight's +-V_max.

@@ -3,20 +3,17 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <filesystem>
 #include <vector>
 
 #include "lightsim/photonics/device.h"
 #include "lightsim/photonics/mvm.h"
-#include "shipped_configs.h"
+#include "shipped_device.h"
 
 namespace lightsim::photonics {
 namespace {
 
 DeviceSpec soi(int channels) {
-  DeviceSpec d = config::load_spec<DeviceSpec>(
-      std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs/devices/soi.yaml",
-      testing::shipped_configs());
+  DeviceSpec d = testing::shipped_device("soi");
   d.grid.channels = channels;
   return d;
 }

@@ -10,14 +10,13 @@
 #include "lightsim/photonics/feasibility.h"
 #include "scratch_dir.h"
 #include "shipped_configs.h"
+#include "shipped_device.h"
 
 namespace lightsim::photonics {
 namespace {
 
 DeviceSpec preset(const std::string& name) {
-  return config::load_spec<DeviceSpec>(
-      std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs/devices" / (name + ".yaml"),
-      testing::shipped_configs());
+  return testing::shipped_device(name);
 }
 
 // Loads a device file made of `body` (after the header) and returns the error message.

@@ -3,14 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <filesystem>
 
-#include "lightsim/core/config.h"
 #include "lightsim/core/error.h"
 #include "lightsim/photonics/feasibility.h"
 #include "lightsim/photonics/holding.h"
 #include "lightsim/photonics/weights.h"
-#include "shipped_configs.h"
+#include "shipped_device.h"
 
 namespace lightsim::photonics {
 namespace {
@@ -18,9 +16,7 @@ namespace {
 // The shipped SOI device (a whole design: ring, couplers, grid, link), with its thermal
 // crosstalk set to `crosstalk`.
 DeviceSpec soi_like(double crosstalk) {
-  DeviceSpec d = config::load_spec<DeviceSpec>(
-      std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs/devices/soi.yaml",
-      testing::shipped_configs());
+  DeviceSpec d = testing::shipped_device("soi");
   d.tuning.thermal_crosstalk = crosstalk;
   return d;
 }
