@@ -19,7 +19,7 @@ OUT        ?= out
 CMAKE_GEN  := -G Ninja
 
 .PHONY: all build demo test setup asan test-asan tsan test-tsan fuzz bench docs \
-        format clean
+        golden format clean
 
 all: build
 
@@ -95,6 +95,11 @@ bench: build
 
 docs: build
 	$(BUILD)/bin/lightsim config reference -o docs/config-reference.md
+
+# Rewrites tests/golden/data/ from the current build (every case of tests/golden/cases.json at
+# --threads 2); review the diff before committing it (docs/golden.md says when a change is right).
+golden: build
+	LIGHTSIM_BIN=$(BUILD)/bin/lightsim python3 -B tests/golden/golden.py regenerate
 
 format:
 	git ls-files '*.h' '*.cpp' ':!third_party' | xargs clang-format -i
