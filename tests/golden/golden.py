@@ -41,7 +41,7 @@ class CaseError(Exception):
 
 
 def load_cases(path=CASES):
-    cases = json.loads(Path(path).read_text())["cases"]
+    cases = json.loads(Path(path).read_text(encoding="utf-8"))["cases"]
     names = [c["name"] for c in cases]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
@@ -86,7 +86,9 @@ def run_case(case, tmp, threads):
                         f"{proc.stderr.strip()[:2000]}")
     if "result" in case:
         result = Path(case["result"].replace("{out}", str(out)).replace("{tmp}", str(tmp)))
-        text, origin = result.read_text(), str(result)
+        if not result.is_file():
+            raise CaseError(f"{case['name']}: `{' '.join(command)}` wrote no {result}")
+        text, origin = result.read_text(encoding="utf-8"), str(result)
     else:
         text, origin = proc.stdout, "stdout"
     try:
@@ -118,9 +120,8 @@ def select(cases, names):
     if unknown:
         raise SystemExit(f"golden.py: no case named {unknown} in {CASES}")
     # A selected case still needs the cases before it that write what it reads (kv cache).
-    last = max(i for i, c in enumerate(cases) if c["name"] in names)
-    needed = set(names) | {n for c in cases[:last] for n in c.get("needs", [])}
-    return [c for c in cases[:last + 1] if c["name"] in needed]
+    needed = set(names) | {n for c in cases if c["name"] in names for n in c.get("needs", [])}
+    return [c for c in cases if c["name"] in needed]
 
 
 def main(argv=None):
@@ -141,14 +142,16 @@ def main(argv=None):
             print(f"{seconds:6.1f} s  {case['name']}: FAILED")
             return
         if options.action == "regenerate":
-            stored_path(case).write_text(dump(mask(document, Rules.of_case(case))))
-            print(f"{seconds:6.1f} s  wrote {stored_path(case).relative_to(SOURCE)}")
+            text = dump(mask(document, Rules.of_case(case)))
+            stored_path(case).write_text(text, encoding="utf-8")
+            print(f"{seconds:6.1f} s  wrote data/{stored_path(case).name}")
             return
         path = stored_path(case)
         if not path.exists():
             failures.append(f"{case['name']}: no stored file {path} (run `make golden`)")
             return
-        found = compare(json.loads(path.read_text()), document, Rules.of_case(case), case["name"])
+        stored = json.loads(path.read_text(encoding="utf-8"))
+        found = compare(stored, document, Rules.of_case(case), case["name"])
         failures.extend(found)
         print(f"{seconds:6.1f} s  {case['name']}: {'ok' if not found else 'DIFFERS'}")
 
@@ -159,7 +162,7 @@ def main(argv=None):
         for stale in sorted(DATA.glob("*.json")):
             if stale.name not in listed:
                 stale.unlink()
-                print(f"removed {stale.relative_to(SOURCE)} (no such case)")
+                print(f"removed data/{stale.name} (no such case)")
     print(f"{len(cases)} cases, {total:.1f} s of runs at --threads {options.threads}")
     for failure in failures:
         print(failure, file=sys.stderr)

@@ -35,7 +35,7 @@ class Golden(unittest.TestCase):
                 path = golden.stored_path(case)
                 if not path.exists():
                     self.fail(f"{case['name']}: no stored file {path} (run `make golden`)")
-                stored = json.loads(path.read_text())
+                stored = json.loads(path.read_text(encoding="utf-8"))
                 mismatches = compare(stored, document, Rules.of_case(case), case["name"])
                 self.assertEqual(mismatches, [], "\n" + "\n".join(mismatches) +
                                  "\n(if the change is intended: `make golden`, docs/golden.md)")
