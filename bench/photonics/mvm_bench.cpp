@@ -90,7 +90,7 @@ void BM_MvmQueryDriftTimeConstant(benchmark::State& state) {
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(state.iterations());
-  state.counters["K"] = kernel.drift_refresh_queries();
+  state.counters["K"] = kernel.drift().refresh_queries();
 }
 BENCHMARK(BM_MvmQueryDriftTimeConstant)
     ->ArgName("tau_ns")
@@ -103,13 +103,13 @@ BENCHMARK(BM_MvmQueryDriftTimeConstant)
 // 1024-value fills. A lower bound for the drift query on one core.
 void BM_MvmDriftRngLowerBound(benchmark::State& state) {
   RandomStream noise(1, {3});
-  std::vector<float> z(static_cast<std::size_t>(kChannels) * MvmKernel::kBlockRows);
+  std::vector<float> z(static_cast<std::size_t>(kChannels) * BlockLayout::kRows);
   for (auto _ : state) {
-    for (int b = 0; b < kRows / MvmKernel::kBlockRows; ++b) noise.fill_normal(std::span<float>(z));
+    for (int b = 0; b < kRows / BlockLayout::kRows; ++b) noise.fill_normal(std::span<float>(z));
     benchmark::DoNotOptimize(z.data());
     z.resize(kRows);
     noise.fill_normal(std::span<float>(z));
-    z.resize(static_cast<std::size_t>(kChannels) * MvmKernel::kBlockRows);
+    z.resize(static_cast<std::size_t>(kChannels) * BlockLayout::kRows);
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(state.iterations());

@@ -1,22 +1,22 @@
-// Internal: the SIMD loops of the MVM kernel (mvm.cpp), one set per code path (AVX-512,
-// AVX2, baseline x86-64), chosen once per process from the CPU or forced for tests
-// (MvmKernel::use_simd_level). Every path gives the same bits: plain IEEE multiply, add,
-// divide and square root in the same order per element, no FMA (this file's .cpp is built with
-// -ffp-contract=off, src/CMakeLists.txt).
+// Internal: the SIMD loops of the MVM kernel (mvm.cpp, drift_process.cpp, detection_chain.cpp),
+// one set per code path (AVX-512, AVX2, baseline x86-64), chosen once per process from the CPU
+// or forced for tests (MvmKernel::use_simd_level). Every path gives the same bits: plain IEEE
+// multiply, add, divide and square root in the same order per element, no FMA (this file's .cpp
+// is built with -ffp-contract=off, src/CMakeLists.txt).
 //
 // Layout: per-query matrices in blocks of kBlock rows, channel-major inside a block (element
 // (row k of the block, channel j) at j * kBlock + k), so SIMD lanes run over rows.
 #pragma once
 
 #include "lightsim/core/rng.h"
-#include "lightsim/photonics/mvm.h"
+#include "lightsim/photonics/drift_process.h"
 
 namespace lightsim::photonics::kernels {
 
 constexpr int kBlock = 32;
 
 // Lone-ring weight at the channel wavelength in float: w(delta) = (p + q s^2) / (r + q s^2),
-// s = sin(k delta / (lambda + delta)): RingWeightConsts, declared in mvm.h (a member).
+// s = sin(k delta / (lambda + delta)): RingWeightConsts, declared in drift_process.h (a member).
 
 // One block, all d channels, in one pass: acc = sum_j (W_eff + corr) x_j, sum = sum_j S u_j,
 // rin2 = sum_j W_eff^2 u_j^2 (corr may be null; shot/rin switch the last two).

@@ -53,12 +53,12 @@ double mean_product(const std::vector<std::vector<double>>& f, int lag_q, int la
 
 TEST(Drift, UpdateIntervalFollowsTheTimeConstantAndTheQueryPeriod) {
   const auto w = weights();
-  EXPECT_EQ(MvmKernel(device(), drift(0.0, 0), w).drift_refresh_queries(), 1);
-  EXPECT_EQ(MvmKernel(device(), drift(1e-6, 0), w).drift_refresh_queries(), 10);  // 0.1 tau / T
+  EXPECT_EQ(MvmKernel(device(), drift(0.0, 0), w).drift().refresh_queries(), 1);
+  EXPECT_EQ(MvmKernel(device(), drift(1e-6, 0), w).drift().refresh_queries(), 10);  // 0.1 tau / T
   ImpairmentSpec slow = drift(1e-6, 0);
   slow.query_period = Time::si(50e-9);
-  EXPECT_EQ(MvmKernel(device(), slow, w).drift_refresh_queries(), 2);
-  EXPECT_TRUE(MvmKernel(device(), drift(0.0, 0), w).query_drift().empty());  // not kept
+  EXPECT_EQ(MvmKernel(device(), slow, w).drift().refresh_queries(), 2);
+  EXPECT_TRUE(MvmKernel(device(), drift(0.0, 0), w).drift().field().empty());  // not kept
 }
 
 TEST(Drift, FieldIsHeldBetweenUpdatesAndRestartsWithTheState) {
@@ -69,13 +69,13 @@ TEST(Drift, FieldIsHeldBetweenUpdatesAndRestartsWithTheState) {
   std::vector<std::vector<double>> fields;
   for (int q = 0; q < 21; ++q) {
     k.score_with_drift(x, s, noise);
-    fields.push_back(k.query_drift());
+    fields.push_back(k.drift().field());
   }
   for (int q = 1; q < 10; ++q) EXPECT_EQ(fields[q], fields[0]) << q;
   EXPECT_NE(fields[10], fields[9]);
   EXPECT_NE(fields[20], fields[19]);
   k.set_state(1, 2);
-  EXPECT_EQ(k.query_drift(), std::vector<double>(w.size(), 0.0));
+  EXPECT_EQ(k.drift().field(), std::vector<double>(w.size(), 0.0));
 }
 
 TEST(Drift, OrnsteinUhlenbeckInTimeAndExponentialAlongTheBus) {
@@ -83,13 +83,13 @@ TEST(Drift, OrnsteinUhlenbeckInTimeAndExponentialAlongTheBus) {
   const auto w = weights();
   const double sigma = 10e-12, rho = std::exp(-1.0 / 2.0);
   MvmKernel k(device(), drift(100e-9, 2.0), w);
-  ASSERT_EQ(k.drift_refresh_queries(), 1);
+  ASSERT_EQ(k.drift().refresh_queries(), 1);
   RandomStream noise(6, {1});
   std::vector<float> x(kD, 0.5f), s(kRows);
   std::vector<std::vector<double>> f;
   for (int q = 0; q < 600; ++q) {
     k.score_with_drift(x, s, noise);
-    auto v = k.query_drift();
+    auto v = k.drift().field();
     for (auto& e : v) e /= sigma;
     f.push_back(std::move(v));
   }

@@ -26,7 +26,7 @@ ImpairmentSpec only_heat(bool on) {
 }
 
 std::vector<double> detunings(const DeviceSpec& dev, bool heat, const std::vector<float>& w) {
-  return MvmKernel(dev, only_heat(heat), w).detunings();
+  return MvmKernel(dev, only_heat(heat), w).bank().detunings();
 }
 
 TEST(HeaterCrosstalk, ALoneRingIsUnaffected) {

@@ -73,11 +73,12 @@ TEST(Mvm, CrosstalkStateMatchesTheBusModel) {
   imp.crosstalk = true;
   const auto w = random_weights(4 * d, 3, 0.8);
   MvmKernel k(dev, imp, w);
-  const auto weff = k.effective_weights();
+  const auto weff = k.bank().effective_weights();
   const Ring ring = Ring::from_spec(dev.ring);
   const auto lambdas = channel_wavelengths(dev.grid);
   for (int r = 0; r < 4; ++r) {
-    std::vector<double> det(k.detunings().begin() + r * d, k.detunings().begin() + (r + 1) * d);
+    std::vector<double> det(k.bank().detunings().begin() + r * d,
+                            k.bank().detunings().begin() + (r + 1) * d);
     const CrosstalkMatrix m = crosstalk_matrix(ring, lambdas, det);
     double worst = 0.0;
     for (int j = 0; j < d; ++j) {
@@ -114,7 +115,7 @@ TEST(Mvm, NoiseVarianceOfEachRowMatchesTheDetectionModel) {
                       dev.path.waveguide_loss.si() * dev.path.waveguide_length.si();
   const double p_ch = dev.laser.power_per_line.si() * std::pow(10.0, -loss / 10);
   const double eps = std::pow(10.0, -dev.modulator.extinction_ratio.si() / 10);
-  const auto weff = k.effective_weights();
+  const auto weff = k.bank().effective_weights();
   for (int r = 0; r < rows; ++r) {
     double thru_plus_drop = 0.0, rin_w = 0.0;
     for (int j = 0; j < d; ++j) {
@@ -149,9 +150,9 @@ TEST(Mvm, StatesAreDeterministicAndDrawImpairments) {
   MvmKernel a(dev, imp, w), b(dev, imp, w);
   a.set_state(1, 5);
   b.set_state(1, 5);
-  EXPECT_EQ(a.effective_weights(), b.effective_weights());
+  EXPECT_EQ(a.bank().effective_weights(), b.bank().effective_weights());
   b.set_state(1, 6);
-  EXPECT_NE(a.effective_weights(), b.effective_weights());
+  EXPECT_NE(a.bank().effective_weights(), b.bank().effective_weights());
   // Per-query drift with sigma 0 changes nothing.
   ImpairmentSpec still = imp;
   still.drift_local_sigma = Length::si(0.0);

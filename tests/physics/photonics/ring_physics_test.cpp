@@ -88,7 +88,7 @@ TEST(Ring, ThroughPlusDropNeverExceedsOneAndIsOneWhenLossless) {
 }
 
 // at_phase keeps its phase-independent terms from construction and callers may reuse
-// 1 / resonance (MvmKernel::compute_static): both must give the textbook formula's bits.
+// 1 / resonance (BankState::compute_static): both must give the textbook formula's bits.
 TEST(Ring, PrecomputedTermsGiveTheFormulasBits) {
   const Ring ring(0.97, 0.95, 0.995, kNg, kLength, kLambda, 1.85);
   const double r1 = 0.97, r2 = 0.95, a = 0.995;

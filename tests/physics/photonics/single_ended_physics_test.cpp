@@ -56,7 +56,7 @@ TEST(SingleEnded, NoiselessScoreIsTheReferenceMinusTwiceTheDropProduct) {
       double expected = 0.0, loss = 0.0;
       for (int j = 0; j < d; ++j) {
         const std::size_t i = static_cast<std::size_t>(r) * d + j;
-        const PortPowers p = ring.detuned(ring.wavelength(), se.detunings()[i]);
+        const PortPowers p = ring.detuned(ring.wavelength(), se.bank().detunings()[i]);
         expected += (1.0 - 2.0 * p.drop) * x[j];
         loss += (1.0 - p.through - p.drop) * x[j];
       }

@@ -84,8 +84,8 @@ TEST(StatePreparation, KernelBuiltInAStateEqualsConstructionThenSetState) {
   MvmKernel slow(dev, imp, w);
   slow.set_state(3, 9);
   MvmKernel fast(dev, imp, w, 3, 9);
-  EXPECT_TRUE(same_bits(slow.detunings(), fast.detunings()));
-  EXPECT_TRUE(same_bits(slow.effective_weights(), fast.effective_weights()));
+  EXPECT_TRUE(same_bits(slow.bank().detunings(), fast.bank().detunings()));
+  EXPECT_TRUE(same_bits(slow.bank().effective_weights(), fast.bank().effective_weights()));
   std::vector<float> s1(rows), s2(rows);
   RandomStream n1(3, {2}), n2(3, {2});
   slow.score(x, s1, n1);

@@ -1,0 +1,105 @@
+// The static state of an N x d bank of programmed rings (one Monte-Carlo trial): what every
+// query of that trial sees.
+//
+// Each ring's detuning is its DAC-programmed detuning (quantized, through the trial's DAC gain
+// error and INL/DNL) plus fabrication and calibration error, the trial's drift (chip-wide
+// global + a local field correlated along the bus and down the columns) and the shift by its
+// neighbours' heaters. From the detunings: the bank's effective weights with crosstalk and bus
+// order, W_eff[r][j] = T_eff - D_eff (balanced detection; D_eff single-ended), and the total
+// photodiode fractions S[r][j] = T_eff + D_eff (for shot noise); dimensionless power fractions.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "lightsim/photonics/impairments.h"
+#include "lightsim/photonics/weights.h"
+
+namespace lightsim::photonics {
+
+struct DeviceSpec;
+
+// Layout of the per-query matrices: rows in blocks of kRows, each block channel-major (element
+// (r, j) at ((r / kRows) d + j) kRows + r % kRows), the row count padded with zero rows to whole
+// blocks. A block's accumulators then stay in SIMD registers over all d channels, and each
+// block reads its d x kRows floats of a matrix contiguously (src/photonics/mvm_kernels.h).
+struct BlockLayout {
+  static constexpr int kRows = 32;
+  BlockLayout(int n_rows, int n_channels)
+      : rows(n_rows), channels(n_channels), rows_pad((n_rows + kRows - 1) / kRows * kRows) {}
+  int blocks() const { return rows_pad / kRows; }
+  std::size_t block_size() const { return static_cast<std::size_t>(kRows) * channels; }
+  std::size_t padded_size() const { return static_cast<std::size_t>(rows_pad) * channels; }
+  // Offset of block b's first element, and of its first row in a per-row array.
+  std::size_t block_offset(int b) const { return static_cast<std::size_t>(b) * block_size(); }
+  std::size_t block_row(int b) const { return static_cast<std::size_t>(b) * kRows; }
+  // Index of (row r, channel j).
+  std::size_t index(int r, int j) const {
+    return (static_cast<std::size_t>(r / kRows) * channels + j) * kRows + r % kRows;
+  }
+  int rows, channels;
+  int rows_pad;  // rows rounded up to whole blocks
+};
+
+class BankState {
+ public:
+  // `weights`: N x d requested weights in [-1, 1], row-major (N = weights.size() / d; throws
+  // InternalError unless it is a whole number > 0). ideal_state: compute the ideal state's
+  // static part (no drift, no errors, ideal DAC); otherwise set_state must follow before use.
+  BankState(const DeviceSpec& device, const ImpairmentSpec& impairments,
+            std::span<const float> weights, bool ideal_state);
+
+  // Draws the impairment state of Monte-Carlo trial `trial` from stream (seed, {"PHOT",
+  // trial}) and recomputes the static part.
+  void set_state(std::uint64_t seed, std::uint64_t trial);
+
+  const BlockLayout& layout() const { return layout_; }
+  int rows() const { return layout_.rows; }
+  int channels() const { return layout_.channels; }
+  const WeightProgrammer& programmer() const { return programmer_; }
+
+  // Block b of the blocked matrices: W_eff, S, each ring's lone-ring weight on its own channel
+  // and each ring's detuning (metres).
+  const float* weights(int b) const { return wt_.data() + layout_.block_offset(b); }
+  const float* fractions(int b) const { return st_.data() + layout_.block_offset(b); }
+  const float* own_weights(int b) const { return own_t_.data() + layout_.block_offset(b); }
+  const float* ring_detunings(int b) const { return det_t_.data() + layout_.block_offset(b); }
+  // N: sum_j W_eff of each row, in double (the modulators' extinction leak reaches the
+  // detectors through it: DetectionChain::set_offsets).
+  const std::vector<double>& row_weight_sums() const { return row_sum_; }
+
+  // W_eff (N x d, row-major).
+  std::vector<float> effective_weights() const;
+  // Detuning of each ring in the current state (N x d, row-major, metres).
+  const std::vector<double>& detunings() const { return detuning_; }
+
+ private:
+  void compute_heat();    // heat_ from programmed_ (thermal crosstalk of the heaters)
+  void compute_static();  // detuning_ and the blocked matrices from the parts
+
+  ImpairmentSpec imp_;
+  WeightProgrammer programmer_;
+  DacSpec dac_spec_;
+  BlockLayout layout_;
+  bool single_ended_;                // drop-port detection: the through port is not detected
+  double heater_c_ = 0.0;            // thermal crosstalk of the heaters applied (0: none)
+  double drift_rho_ = 0.0;           // drift_neighbour_correlation
+  std::vector<double> lambdas_;      // d channel wavelengths (m)
+  std::vector<double> inv_lambdas_;  // d: 1 / lambda_j
+  std::vector<double> inv_res_;      // d: scratch of compute_static, 1 / resonance of each ring
+  std::vector<float> requested_;     // N x d
+  std::vector<double> target_;       // N x d target detunings of requested_ (DAC-independent)
+  std::vector<double> programmed_;   // N x d detunings from the DAC (no drift, no errors)
+  std::vector<double> static_err_;   // N x d fabrication + calibration error
+  std::vector<double> drift_;        // N x d drift of the state (global + local)
+  std::vector<double> heat_;         // N x d shift by the neighbours' heaters
+  std::vector<double> detuning_;     // N x d total
+  std::vector<float> wt_, st_;       // blocked: W_eff, S
+  std::vector<float> own_t_;         // blocked: lone-ring weight of each ring on its own channel
+  std::vector<float> det_t_;         // blocked: detuning of each ring (metres)
+  std::vector<double> row_sum_;      // N: sum_j W_eff
+};
+
+}  // namespace lightsim::photonics

@@ -1,0 +1,50 @@
+// The impairment spec of the MVM kernel (impairments.h).
+#include "lightsim/photonics/impairments.h"
+
+#include <cmath>
+
+namespace lightsim::photonics {
+
+void ImpairmentSpec::describe(config::Schema<ImpairmentSpec>& s) {
+  s.help("Impairments of the MVM kernel: what is drawn per Monte-Carlo trial and per query.");
+  s.field("crosstalk", &ImpairmentSpec::crosstalk,
+          "leakage between channels with bus order (off: each ring sees its own channel only)");
+  s.field("quantization", &ImpairmentSpec::quantization,
+          "DAC codes (off: rings sit exactly at their target detunings)");
+  s.field("dac_errors", &ImpairmentSpec::dac_errors,
+          "per-trial DAC gain error (corrected by the calibration table) and INL/DNL");
+  s.field("fabrication_sigma", &ImpairmentSpec::fabrication_sigma,
+          "standard deviation of each ring's static resonance error (untrimmed)")
+      .min("0 pm");
+  s.field("calibration_residual", &ImpairmentSpec::calibration_residual,
+          "standard deviation of the resonance error the lock leaves, per ring")
+      .min("0 pm");
+  s.field("drift_global_sigma", &ImpairmentSpec::drift_global_sigma,
+          "standard deviation of the chip-wide drift, per trial")
+      .min("0 pm");
+  s.field("drift_local_sigma", &ImpairmentSpec::drift_local_sigma,
+          "standard deviation of each ring's own drift")
+      .min("0 pm");
+  s.field("correlation_rings", &ImpairmentSpec::correlation_rings,
+          "correlation length of the per-ring drift in ring pitches (exponential; 0 = "
+          "independent)")
+      .min(0.0);
+  s.field("drift_time_constant", &ImpairmentSpec::drift_time_constant,
+          "time constant of the per-query local drift (Ornstein-Uhlenbeck; 0 = independent "
+          "every query); it is updated every max(1, floor(tau / (10 T))) queries")
+      .min("0 s");
+  s.field("query_period", &ImpairmentSpec::query_period,
+          "time between queries T (0 = one TIA integration window)")
+      .min("0 s");
+  s.field("heater_crosstalk", &ImpairmentSpec::heater_crosstalk,
+          "neighbouring heaters shift each ring through the tuning's thermal-crosstalk matrix "
+          "(thermo-optic devices, uncompensated)");
+  s.field("noise", &ImpairmentSpec::noise,
+          "draw detector, RIN and ADC noise per query (terms switched in the device's noise)");
+}
+
+double drift_neighbour_correlation(const ImpairmentSpec& impairments) {
+  return impairments.correlation_rings > 0 ? std::exp(-1.0 / impairments.correlation_rings) : 0.0;
+}
+
+}  // namespace lightsim::photonics
