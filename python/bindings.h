@@ -117,6 +117,6 @@ void bind_config(py::module_& m, const RegistryPtr& registry);
 void bind_studies(py::module_& m, const RegistryPtr& registry);
 void bind_kv(py::module_& m, const RegistryPtr& registry);
 void bind_prefill(py::module_& m, const RegistryPtr& registry);
-void bind_prism(py::module_& m, const RegistryPtr& registry);
+void bind_operations(py::module_& m, const RegistryPtr& registry);
 
 }  // namespace lightsim::python

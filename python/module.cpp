@@ -2,6 +2,8 @@
 // once at import, and the bound functions of each *_bindings.cpp file.
 #include <memory>
 
+#include <pybind11/eval.h>
+
 #include "bindings.h"
 #include "lightsim/builtin/register.h"
 
@@ -85,5 +87,46 @@ PYBIND11_MODULE(lightsim, m) {
   bind_studies(m, shared);
   bind_kv(m, shared);
   bind_prefill(m, shared);
-  bind_prism(m, shared);
+  bind_operations(m, shared);
+  // One function per operation, its signature the request's fields (positional fields first),
+  // then the reserved keywords; each calls run(NAME, ...). inspect.signature shows the fields.
+  py::dict scope;
+  py::exec(R"py(
+def _define_operation_functions(module):
+    import inspect
+    P = inspect.Parameter
+    reserved = [("set", None), ("config_path", None), ("seed", None), ("threads", 0),
+                ("progress", False), ("out", None)]
+    for op in module.operations():
+        name = op["name"]
+        fields = {f["name"]: f for f in op["fields"]}
+        params = []
+        for p in op["positional"]:
+            f = fields[p]
+            params.append(P(p, P.POSITIONAL_OR_KEYWORD,
+                            default=P.empty if f["required"] else None))
+        for f in op["fields"]:
+            if f["name"] in op["positional"]:
+                continue
+            params.append(P(f["name"], P.KEYWORD_ONLY,
+                            default=P.empty if f["required"] else None))
+        params += [P(k, P.KEYWORD_ONLY, default=d) for k, d in reserved]
+        signature = inspect.Signature(params)
+        lines = [op["help"] + ".", "", "Operation %r (`lightsim %s`); None means the default." %
+                 (name, " ".join(op["command"])), ""]
+        for f in op["fields"]:
+            unit = " [%s]" % f["unit"] if f["unit"] else ""
+            default = "required" if f["required"] else "default %s" % (f["default"] or "none")
+            lines.append("%s (%s%s, %s): %s" % (f["name"], f["type"], unit, default, f["help"]))
+        def call(*args, __name=name, __signature=signature, **kwargs):
+            bound = __signature.bind(*args, **kwargs)
+            return module.run(__name, **bound.arguments)
+        call.__name__ = call.__qualname__ = name
+        call.__signature__ = signature
+        call.__doc__ = "\n".join(lines)
+        setattr(module, name, call)
+
+)py",
+           scope);
+  scope["_define_operation_functions"](m);
 }

@@ -1,4 +1,4 @@
-// lightsim.prefill_evaluate and lightsim.prism_cost (bindings.h; docs/prefill.md, docs/prism.md).
+// lightsim.prefill_evaluate (bindings.h; docs/prefill.md).
 #include <string>
 
 #include "bindings.h"
@@ -6,7 +6,6 @@
 #include "lightsim/prefill/evaluate.h"
 #include "lightsim/prefill/report.h"
 #include "lightsim/prefill/scenario.h"
-#include "lightsim/prism/cost.h"
 
 namespace lightsim::python {
 namespace {
@@ -69,39 +68,6 @@ tp, cp, ep, edp, pp, dp, cpa, mb (case-insensitive; missing ones as in parse_pla
 {feasible, gpus, plan, memory, ttft_s, latency_s, tokens_per_s_per_gpu, mfu, breakdown:
 {compute_s: {class: s}, communication: {kind: {time_s, exposed_s, hidden_s, tier}}, ...}};
 an infeasible plan is a result with feasible False and the reason, not an exception.)doc");
-}
-
-void bind_prism(py::module_& m, const RegistryPtr&) {
-  m.def(
-      "prism_cost",
-      [](const std::string& accelerator, const py::object& set, const py::object& config_path) {
-        const config::LoadOptions load = load_options(set, config_path);
-        const prism::AcceleratorSpec a = prism::load_accelerator(accelerator, load);
-        config::LoadOptions reference = load;  // `set` overrides the accelerator only
-        reference.assignments.clear();
-        const auto seed = config::load_spec<prism::PrismSeedReference>(
-            std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs/references/prism_seed.yaml",
-            reference);
-        Json j;
-        {
-          py::gil_scoped_release release;
-          j = prism::to_json(prism::cost(a));
-        }
-        j["accelerator"] = accelerator;
-        j["seed"] = {{"source", seed.source},
-                     {"dynamic_energy_j", seed.dynamic_energy.si()},
-                     {"energy_with_tec_j", seed.energy_with_tec.si()},
-                     {"latency_s", seed.latency.si()},
-                     {"multiplexed_latency_s", seed.multiplexed_latency.si()},
-                     {"multiplexed_passes", seed.multiplexed_passes}};
-        return to_python(j);
-      },
-      "accelerator"_a = "seed", "set"_a = py::none(), "config_path"_a = py::none(),
-      R"doc(The Prism accelerator's cost model (as `lightsim prism cost --json`, docs/prism.md):
-energy per query by component with provenance, static power, area, timeline, feasibility
-and the thermal operating point, plus the seed's figures under "seed" (read from
-configs/references/prism_seed.yaml, for comparison only). accelerator: NAME
-(configs/accelerators/) or file; set: {"key.path": value} overrides.)doc");
 }
 
 }  // namespace lightsim::python

@@ -39,18 +39,14 @@ struct GlobalOptions {
 void add_list_command(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 void add_config_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 void add_reproduce_command(CLI::App& app, const GlobalOptions& options, const Registry& registry);
-void add_photonics_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 void add_kv_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
-void add_model_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
-void add_fabric_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 void add_report_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
-void add_decode_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
-void add_prefill_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 void add_prism_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 void add_study_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 void add_sweep_command(CLI::App& app, const GlobalOptions& options, const Registry& registry);
-// A study's claims as a table: seed figure, ours, deviation, unit, verdict.
-void print_claims(const report::StudyResult& result);
+// One subcommand per registered operation (src/ops/), flags derived from its request schema.
+// Called last: it adds to the command groups the other files created.
+void add_operation_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 // Adds `thermal` and `calibrate` to the `prism` command group.
 void add_prism_thermal_commands(CLI::App& prism, const GlobalOptions& options,
                                 const Registry& registry);

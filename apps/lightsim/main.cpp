@@ -59,16 +59,12 @@ int run(int argc, char** argv) {
   add_list_command(app, options, registry);
   add_config_commands(app, options, registry);
   add_reproduce_command(app, options, registry);
-  add_photonics_commands(app, options, registry);
   add_kv_commands(app, options, registry);
-  add_model_commands(app, options, registry);
-  add_fabric_commands(app, options, registry);
   add_report_commands(app, options, registry);
-  add_prefill_commands(app, options, registry);
-  add_decode_commands(app, options, registry);
   add_prism_commands(app, options, registry);
   add_study_commands(app, options, registry);
   add_sweep_command(app, options, registry);
+  add_operation_commands(app, options, registry);
 
   try {
     app.parse(argc, argv);

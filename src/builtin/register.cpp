@@ -5,6 +5,7 @@
 #include "lightsim/fabric/register.h"
 #include "lightsim/kv/register.h"
 #include "lightsim/model/register.h"
+#include "lightsim/ops/register.h"
 #include "lightsim/photonics/register.h"
 #include "lightsim/prefill/register.h"
 #include "lightsim/prism/register.h"
@@ -22,6 +23,7 @@ void register_builtin(Registry& registry) {
   prefill::register_all(registry);
   decode::register_all(registry);
   studies::register_all(registry);
+  ops::register_all(registry);
   sweep::register_all(registry);
 }
 

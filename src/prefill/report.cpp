@@ -58,7 +58,6 @@ Json search_json(const SearchResult& s, const fabric::Topology& t) {
   return {{"gpus", s.gpus},
           {"evaluated", s.evaluated},
           {"feasible", s.feasible},
-          {"seconds", s.seconds},
           {"best", result_json(s.best, t)}};
 }
 

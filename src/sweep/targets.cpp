@@ -113,7 +113,6 @@ class PrefillPlanTarget final : public DocumentTarget {
     Json j;
     if (o.plan.empty()) {
       j = prefill::search_json(prefill::search(ev, n), t);
-      j.erase("seconds");  // wall time: not a result, and not reproducible
     } else {
       j = prefill::result_json(ev.evaluate(prefill::parse_plan(o.plan, n)), t);
     }

@@ -1,40 +1,39 @@
-// `lightsim photonics ring|crosstalk|feasibility CONFIG`: device physics from a device config
-// (a file, or the name of a preset in configs/devices/). Tables by default, --json for tools.
-#include <cmath>
-#include <filesystem>
-#include <iostream>
-#include <memory>
-#include <numbers>
+// Device physics of a micro-ring weight bank (docs/photonics.md): photonics_ring,
+// photonics_crosstalk, photonics_link_budget and photonics_feasibility, each on one device
+// config (a file, or a preset name of configs/devices/).
+#include <fmt/format.h>
 
-#include "cli.h"
-#include "lightsim/core/json.h"
+#include <cmath>
+#include <ostream>
+
+#include "lightsim/core/config_files.h"
+#include "lightsim/ops/operation.h"
+#include "lightsim/ops/register.h"
 #include "lightsim/photonics/device.h"
 #include "lightsim/photonics/feasibility.h"
 #include "lightsim/photonics/link_budget.h"
 
-namespace lightsim::cli {
+namespace lightsim::ops {
+
+// The request of every photonics operation: one device.
+struct DeviceRequest {
+  static constexpr std::string_view kind = "photonics_request";
+  std::string config;
+  static void describe(config::Schema<DeviceRequest>& s) {
+    s.help(
+        "Request of the photonics operations (photonics ring|crosstalk|link-budget|"
+        "feasibility): one device.");
+    s.field("config", &DeviceRequest::config,
+            "device config file, or a preset name from configs/devices/ (e.g. tfln)")
+        .required();
+  }
+};
+
 namespace {
 
 using photonics::DeviceSpec;
 
 constexpr double kNm = 1e9, kPm = 1e12;
-
-// A file path, or NAME for <config root>/devices/NAME.yaml.
-std::filesystem::path resolve_device(const std::string& arg, const config::LoadOptions& o) {
-  const std::filesystem::path given(arg);
-  if (std::filesystem::exists(given) || arg.find('/') != std::string::npos || given.has_extension())
-    return given;
-  for (const auto& root : o.config_roots) {
-    const auto candidate = root / "devices" / (arg + ".yaml");
-    if (std::filesystem::is_regular_file(candidate)) return candidate;
-  }
-  return given;  // load_spec reports the missing file
-}
-
-DeviceSpec load_device(const std::string& arg, const GlobalOptions& options) {
-  const auto o = options.load_options();
-  return config::load_spec<DeviceSpec>(resolve_device(arg, o), o);
-}
 
 double db(double ratio) {
   return 10.0 * std::log10(ratio);
@@ -82,14 +81,14 @@ Json ring_json(const DeviceSpec& dev) {
   return j;
 }
 
-void print_ring(const Json& j) {
-  auto row = [](const char* name, const std::string& value) {
-    std::cout << fmt::format("  {:<28}{}\n", name, value);
+void print_ring(const Json& j, std::ostream& out) {
+  auto row = [&out](const char* name, const std::string& value) {
+    out << fmt::format("  {:<28}{}\n", name, value);
   };
   auto num = [](const Json& v, const char* spec) {
     return v.is_null() ? std::string("inf") : fmt::format(fmt::runtime(spec), v.get<double>());
   };
-  std::cout << "Add-drop ring (exact response over all FSR orders)\n";
+  out << "Add-drop ring (exact response over all FSR orders)\n";
   row("resonance", num(j["resonance_nm"], "{:.3f} nm"));
   row("radius / circumference", fmt::format("{:.4g} um / {:.4g} um", j["radius_um"].get<double>(),
                                             j["circumference_um"].get<double>()));
@@ -172,109 +171,115 @@ Json crosstalk_json(const DeviceSpec& dev) {
           {"leak_db", leak_db}};
 }
 
-void print_crosstalk(const Json& j) {
+void print_crosstalk(const Json& j, std::ostream& out) {
   auto str = [](const Json& v, const char* spec) {
     return v.is_null() ? std::string("-") : fmt::format(fmt::runtime(spec), v.get<double>());
   };
-  std::cout << fmt::format(
+  out << fmt::format(
       "WDM crosstalk, all rings at rest on their channels (bus order; exact response over all "
       "FSR orders)\nFSR {:.4f} nm, FWHM {:.2f} pm, D0 {:.4f}; dB relative to D0\n",
       j["fsr_nm"].get<double>(), j["fwhm_pm"].get<double>(), j["drop_peak"].get<double>());
-  std::cout << fmt::format(
+  out << fmt::format(
       "worst ring-to-channel leak {} (ring {} on channel {}), target {:.1f} "
       "dB; worst aggregate {} (channel {}); worst bus loss {:.3f} dB\n\n",
       str(j["worst_db"], "{:.2f} dB"), j["worst_ring"].get<int>(), j["worst_channel"].get<int>(),
       j["crosstalk_target_db"].get<double>(), str(j["worst_aggregate_db"], "{:.2f} dB"),
       j["worst_aggregate_channel"].get<int>(), j["worst_bus_loss_db"].get<double>());
-  std::cout << fmt::format("{:>7} {:>13} {:>14} {:>6} {:>15} {:>13} {:>12}\n", "channel",
-                           "lambda [nm]", "strongest [dB]", "ring", "aggregate [dB]",
-                           "bus loss [dB]", "through [dB]");
+  out << fmt::format("{:>7} {:>13} {:>14} {:>6} {:>15} {:>13} {:>12}\n", "channel", "lambda [nm]",
+                     "strongest [dB]", "ring", "aggregate [dB]", "bus loss [dB]", "through [dB]");
   for (const auto& c : j["channels"])
-    std::cout << fmt::format(
-        "{:>7} {:>13.3f} {:>14} {:>6} {:>15} {:>13.3f} {:>12.2f}\n", c["channel"].get<int>(),
-        c["wavelength_nm"].get<double>(), str(c["strongest_leak_db"], "{:.2f}"),
-        c["strongest_leak_ring"].get<int>(), str(c["aggregate_leak_db"], "{:.2f}"),
-        c["bus_loss_db"].get<double>(), c["through_db"].get<double>());
+    out << fmt::format("{:>7} {:>13.3f} {:>14} {:>6} {:>15} {:>13.3f} {:>12.2f}\n",
+                       c["channel"].get<int>(), c["wavelength_nm"].get<double>(),
+                       str(c["strongest_leak_db"], "{:.2f}"), c["strongest_leak_ring"].get<int>(),
+                       str(c["aggregate_leak_db"], "{:.2f}"), c["bus_loss_db"].get<double>(),
+                       c["through_db"].get<double>());
 }
 
-void print_link_budget(const Json& j) {
+void print_link_budget(const Json& j, std::ostream& out) {
   auto num = [](const Json& v, const char* spec) {
     return v.is_null() ? std::string("unreachable")
                        : fmt::format(fmt::runtime(spec), v.get<double>());
   };
-  std::cout << "Link budget of one ring row (all lines on, weights at +w)\n";
-  std::cout << fmt::format("  {:<34}{}\n", "laser per line",
-                           num(j["line_power_dbm"], "{:.2f} dBm"));
+  out << "Link budget of one ring row (all lines on, weights at +w)\n";
+  out << fmt::format("  {:<34}{}\n", "laser per line", num(j["line_power_dbm"], "{:.2f} dBm"));
   for (const char* k : {"coupling_loss_db", "modulator_loss_db", "splitter_loss_db",
                         "waveguide_loss_db", "total_loss_db"})
-    std::cout << fmt::format("  {:<34}{:.2f} dB\n", k, j[k].get<double>());
+    out << fmt::format("  {:<34}{:.2f} dB\n", k, j[k].get<double>());
   for (const char* k : {"channel_power_at_row_uw", "row_power_uw", "pd_power_thru_uw",
                         "pd_power_drop_uw", "signal_current_ua", "adc_utilization"})
-    std::cout << fmt::format("  {:<34}{:.4g}\n", k, j[k].get<double>());
-  std::cout << "  noise (rms, nA):\n";
+    out << fmt::format("  {:<34}{:.4g}\n", k, j[k].get<double>());
+  out << "  noise (rms, nA):\n";
   for (const auto& [name, v] : j["noise_rms_na"].items())
-    std::cout << fmt::format("    {:<32}{:.4g}\n", name, v.get<double>());
-  std::cout << fmt::format("  {:<34}{:.2f} dB\n", "SNR", j["snr_db"].get<double>());
-  std::cout << fmt::format("  {:<34}{:.2f} bits (target {:.3g})\n", "ENOB", j["enob"].get<double>(),
-                           j["target_enob"].get<double>());
-  std::cout << fmt::format("  {:<34}{}\n", "laser per line for the target",
-                           num(j["required_line_power_dbm"], "{:.2f} dBm"));
-  std::cout << fmt::format("  {:<34}{}\n", "laser wall power for the target",
-                           num(j["required_wall_power_w"], "{:.4g} W"));
+    out << fmt::format("    {:<32}{:.4g}\n", name, v.get<double>());
+  out << fmt::format("  {:<34}{:.2f} dB\n", "SNR", j["snr_db"].get<double>());
+  out << fmt::format("  {:<34}{:.2f} bits (target {:.3g})\n", "ENOB", j["enob"].get<double>(),
+                     j["target_enob"].get<double>());
+  out << fmt::format("  {:<34}{}\n", "laser per line for the target",
+                     num(j["required_line_power_dbm"], "{:.2f} dBm"));
+  out << fmt::format("  {:<34}{}\n", "laser wall power for the target",
+                     num(j["required_wall_power_w"], "{:.4g} W"));
 }
 
-void print_feasibility(const photonics::FeasibilityReport& r) {
-  std::cout << (r.feasible ? "feasible\n" : "NOT feasible\n");
+void print_feasibility(const photonics::FeasibilityReport& r, std::ostream& out) {
+  out << (r.feasible ? "feasible\n" : "NOT feasible\n");
   for (const auto& c : r.checks)
-    std::cout << fmt::format("  [{}] {}: {}\n", c.passed ? " ok " : "FAIL", c.name, c.message);
+    out << fmt::format("  [{}] {}: {}\n", c.passed ? " ok " : "FAIL", c.name, c.message);
+}
+
+DeviceSpec load_device(const DeviceRequest& r, const Env& env) {
+  return config::load_spec<DeviceSpec>(
+      config::find_named(r.config, "devices", ".yaml", env.load, "device"), env.load);
+}
+
+Json identity(const Json& j) {
+  return j;
+}
+
+Info device_info(std::string name, std::string verb, std::string help) {
+  return {.name = std::move(name),
+          .command = {"photonics", std::move(verb)},
+          .help = std::move(help),
+          .positional = {"config"}};
 }
 
 }  // namespace
 
-void add_photonics_commands(CLI::App& app, const GlobalOptions& options, const Registry&) {
-  CLI::App* cmd = app.add_subcommand("photonics", "Device physics of a micro-ring weight bank");
-  cmd->require_subcommand(1);
-  auto add = [&](const char* name, const char* help, auto action) {
-    CLI::App* sub = cmd->add_subcommand(name, help);
-    auto config = std::make_shared<std::string>();
-    sub->add_option("CONFIG", *config,
-                    "Device config file, or a preset name from configs/devices/ (e.g. tfln)")
-        ->required();
-    sub->callback([config, &options, action] { action(load_device(*config, options), options); });
-  };
-  add("ring", "Derived figures of the ring: FSR, FWHM, finesse, Q, extinction, weight slope",
-      [](const DeviceSpec& dev, const GlobalOptions& o) {
-        const Json j = ring_json(dev);
-        if (o.json)
-          std::cout << dump_json(j);
-        else
-          print_ring(j);
-      });
-  add("crosstalk", "WDM crosstalk matrix of one bank row (all FSR orders, bus order)",
-      [](const DeviceSpec& dev, const GlobalOptions& o) {
-        const Json j = crosstalk_json(dev);
-        if (o.json)
-          std::cout << dump_json(j);
-        else
-          print_crosstalk(j);
-      });
-  add("link-budget", "Losses, received power, each noise term, SNR, ENOB, required laser power",
-      [](const DeviceSpec& dev, const GlobalOptions& o) {
-        const Json j = photonics::to_json(photonics::link_budget(dev));
-        if (o.json)
-          std::cout << dump_json(j);
-        else
-          print_link_budget(j);
-      });
-  add("feasibility",
-      "Check aliasing, crosstalk, weight range, tuning range, thermal budget, link budget",
-      [](const DeviceSpec& dev, const GlobalOptions& o) {
-        const auto report = photonics::check_feasibility(dev);
-        if (o.json)
-          std::cout << dump_json(photonics::to_json(report));
-        else
-          print_feasibility(report);
-      });
+void register_photonics_ops(Registry& registry) {
+  add<DeviceRequest, Json>(
+      registry,
+      {.info = device_info(
+           "photonics_ring", "ring",
+           "Derived figures of the ring: FSR, FWHM, finesse, Q, extinction, weight slope"),
+       .evaluate = [](const DeviceRequest& r, Env& env) { return ring_json(load_device(r, env)); },
+       .to_json = identity,
+       .print = print_ring});
+  add<DeviceRequest, Json>(
+      registry,
+      {.info = device_info("photonics_crosstalk", "crosstalk",
+                           "WDM crosstalk matrix of one bank row (all FSR orders, bus order)"),
+       .evaluate = [](const DeviceRequest& r,
+                      Env& env) { return crosstalk_json(load_device(r, env)); },
+       .to_json = identity,
+       .print = print_crosstalk});
+  add<DeviceRequest, Json>(
+      registry, {.info = device_info(
+                     "photonics_link_budget", "link-budget",
+                     "Losses, received power, each noise term, SNR, ENOB, required laser power"),
+                 .evaluate =
+                     [](const DeviceRequest& r, Env& env) {
+                       return photonics::to_json(photonics::link_budget(load_device(r, env)));
+                     },
+                 .to_json = identity,
+                 .print = print_link_budget});
+  add<DeviceRequest, photonics::FeasibilityReport>(
+      registry,
+      {.info = device_info(
+           "photonics_feasibility", "feasibility",
+           "Check aliasing, crosstalk, weight range, tuning range, thermal budget, link budget"),
+       .evaluate = [](const DeviceRequest& r,
+                      Env& env) { return photonics::check_feasibility(load_device(r, env)); },
+       .to_json = [](const photonics::FeasibilityReport& f) { return photonics::to_json(f); },
+       .print = print_feasibility});
 }
 
-}  // namespace lightsim::cli
+}  // namespace lightsim::ops

@@ -1,0 +1,42 @@
+// The prefill chain of one scenario, assembled in one place: the scenario (the document that
+// --set addresses), its model and the topologies of its fabrics; and the rankings that the
+// prefill operations report (top plans, the mixed-workload partition step).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lightsim/core/config.h"
+#include "lightsim/fabric/topology.h"
+#include "lightsim/model/transformer.h"
+#include "lightsim/prefill/evaluate.h"
+#include "lightsim/prefill/scenario.h"
+
+namespace lightsim::prefill {
+
+struct PrefillSetup {
+  ScenarioSpec scenario;
+  model::Transformer model;
+  std::vector<fabric::Topology> topologies;  // one per fabric, named as the scenario lists it
+};
+
+// Loads `scenario` (a name of configs/scenarios/ or a file) with `load`'s assignments, then its
+// model and fabrics with the config roots only (assignments address the scenario, never the
+// files it names). `fabric` non-empty: that one fabric (named as its own spec) instead of the
+// scenario's list.
+PrefillSetup load_setup(const std::string& scenario, const config::LoadOptions& load,
+                        const std::string& fabric = "");
+
+// `load` without its assignments: for the files a scenario names.
+config::LoadOptions roots_only(const config::LoadOptions& load);
+
+// The `top` feasible plans on `gpus` GPUs by ascending latency, among every valid plan
+// (enumerate_plans).
+std::vector<Result> top_plans(const Evaluator& ev, std::int64_t gpus, std::size_t top);
+
+// The partition granularity of static_vs_dynamic on `gpus` GPUs: sixteenths of the machine
+// (72 GPUs = one copper rack at 1152) when they divide it, else single GPUs.
+std::int64_t partition_step(std::int64_t gpus);
+
+}  // namespace lightsim::prefill

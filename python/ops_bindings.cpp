@@ -1,0 +1,118 @@
+// The Python adapter of the operations layer (include/lightsim/ops/operation.h):
+// lightsim.operations(), lightsim.run(name, **fields), lightsim.run_json(name, **fields), and
+// one generated function per operation (lightsim.prism_cost(...), lightsim.photonics_ring(...),
+// ...; module.cpp) whose signature is the request schema's fields.
+//
+// Keyword arguments other than the reserved ones below are request fields, written into the
+// request document as the CLI's flags are (strings as given, so "10 s" reads as a quantity;
+// other values as JSON), each located at "keyword NAME" for error messages. Reserved: set,
+// config_path (as load_config), seed (default: the operation's), threads, progress, out.
+#include <set>
+#include <string>
+
+#include "bindings.h"
+#include "lightsim/ops/operation.h"
+
+namespace lightsim::python {
+namespace {
+
+using namespace pybind11::literals;
+
+const std::set<std::string, std::less<>> kReserved = {"set",     "config_path", "seed",
+                                                      "threads", "progress",    "out"};
+
+struct Call {
+  config::Node request;
+  config::LoadOptions load;
+  std::uint64_t seed = 1;
+  std::size_t threads = 0;
+  bool progress = false;
+  std::filesystem::path out = "out";
+};
+
+config::Node field_node(const std::string& name, py::handle value) {
+  const std::string where = "keyword " + name;
+  if (py::isinstance<py::str>(value))
+    return config::Node::make_scalar(value.cast<std::string>(), {where, 0, 0});
+  return config::parse_document(to_json(value, name).dump(), where);
+}
+
+Call parse_call(const ops::Operation& op, const py::kwargs& kwargs) {
+  Call c;
+  c.seed = op.info().default_seed;
+  py::object set = py::none(), config_path = py::none();
+  c.request = config::Node::make_map({"keyword arguments", 0, 0});
+  for (const auto& [key, value] : kwargs) {
+    const std::string name = py::str(key).cast<std::string>();
+    if (name == "set") {
+      set = py::reinterpret_borrow<py::object>(value);
+    } else if (name == "config_path") {
+      config_path = py::reinterpret_borrow<py::object>(value);
+    } else if (name == "seed") {
+      if (!value.is_none()) c.seed = value.cast<std::uint64_t>();
+    } else if (name == "threads") {
+      c.threads = value.cast<std::size_t>();
+    } else if (name == "progress") {
+      c.progress = value.cast<bool>();
+    } else if (name == "out") {
+      if (!value.is_none()) c.out = to_path(value);
+    } else if (!value.is_none()) {  // None: the request field's default
+      c.request.set(name, field_node(name, value), {"keyword " + name, 0, 0});
+    }
+  }
+  c.load = load_options(set, config_path);
+  return c;
+}
+
+Json run_operation(const Registry& registry, const std::string& name, const py::kwargs& kwargs) {
+  const ops::Operation& op = ops::find_operation(registry, name);
+  const Call call = parse_call(op, kwargs);
+  return run_interruptible([&](const std::atomic<bool>* cancel) {
+    Context ctx(context_options(call.seed, call.threads, call.progress, cancel));
+    ops::Env env{registry, call.load, ctx, call.out};
+    return op.run(call.request, env).json;
+  });
+}
+
+py::dict describe(const ops::Operation& op) {
+  py::list fields;
+  for (const config::FieldInfo& f : op.request_schema().fields)
+    fields.append(py::dict("name"_a = f.name, "type"_a = f.type, "unit"_a = f.unit,
+                           "default"_a = f.default_text, "constraint"_a = f.constraint,
+                           "help"_a = f.help, "required"_a = f.required));
+  const ops::Info& i = op.info();
+  return py::dict("name"_a = i.name, "command"_a = i.command, "help"_a = i.help,
+                  "positional"_a = i.positional, "request_kind"_a = op.request_schema().kind,
+                  "fields"_a = fields);
+}
+
+}  // namespace
+
+void bind_operations(py::module_& m, const RegistryPtr& registry) {
+  m.def(
+      "operations",
+      [registry] {
+        py::list out;
+        for (const ops::Operation* op : ops::operations(*registry)) out.append(describe(*op));
+        return out;
+      },
+      "Every registered operation: name, CLI command, help, positional fields and the request's "
+      "fields (name, type, unit, default, constraint, help, required).");
+  m.def(
+      "run",
+      [registry](const std::string& name, const py::kwargs& kwargs) {
+        return to_python(run_operation(*registry, name, kwargs));
+      },
+      "name"_a,
+      "Run operation NAME with request fields as keyword arguments; returns its JSON result as "
+      "a dict (the CLI's --json). Reserved keywords: set, config_path, seed, threads, progress, "
+      "out.");
+  m.def(
+      "run_json",
+      [registry](const std::string& name, const py::kwargs& kwargs) {
+        return dump_json(run_operation(*registry, name, kwargs));
+      },
+      "name"_a, "As run, but returns the JSON text, byte for byte what the CLI's --json prints.");
+}
+
+}  // namespace lightsim::python

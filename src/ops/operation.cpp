@@ -1,0 +1,55 @@
+#include "lightsim/ops/operation.h"
+
+#include <algorithm>
+
+namespace lightsim::ops {
+
+OperationFamily& operation_family(Registry& registry) {
+  return registry.family<OperationPtr>(std::string(kOperationFamily),
+                                       "operations (CLI subcommands, Python functions, sweep "
+                                       "targets): docs/operations.md");
+}
+
+std::vector<const Operation*> operations(const Registry& registry) {
+  std::vector<const Operation*> out;
+  const OperationFamily* family = registry.find_family<OperationPtr>(kOperationFamily);
+  if (family == nullptr) return out;
+  for (const Implementation& impl : family->implementations())
+    out.push_back(family->get(impl.name).get());
+  return out;
+}
+
+const Operation& find_operation(const Registry& registry, std::string_view name) {
+  const OperationFamily* family = registry.find_family<OperationPtr>(kOperationFamily);
+  LIGHTSIM_CHECK_AS(ConfigError, family != nullptr, "unknown operation '{}' (none registered)",
+                    name);
+  return *family->get(name);
+}
+
+bool has_spec_kind(const Registry& registry, std::string_view kind) {
+  const std::vector<std::string> kinds = registry.spec_kinds();
+  return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
+}
+
+std::string_view group_help(std::string_view group) {
+  static constexpr std::pair<std::string_view, std::string_view> kGroups[] = {
+      {"photonics", "Device physics of a micro-ring weight bank"},
+      {"prism", "The Prism photonic KV-block selector"},
+      {"fabric", "GPU fabrics and collective communication"},
+      {"decode", "Per-token decode latency, power and cost"},
+      {"model", "Transformer models from config.json"},
+      {"prefill", "MoE prefill performance: plans, search, study"},
+      {"kv", "KV caches: generate, select blocks, calibrate"},
+      {"study", "Named studies: one per seed table or figure"},
+  };
+  for (const auto& [name, help] : kGroups)
+    if (name == group) return help;
+  return {};
+}
+
+std::string run_json(const Registry& registry, std::string_view name, const config::Node& request,
+                     Env& env) {
+  return dump_json(find_operation(registry, name).run(request, env).json);
+}
+
+}  // namespace lightsim::ops

@@ -1,0 +1,46 @@
+#include "lightsim/prefill/setup.h"
+
+#include <algorithm>
+
+#include "lightsim/prefill/search.h"
+
+namespace lightsim::prefill {
+
+config::LoadOptions roots_only(const config::LoadOptions& load) {
+  config::LoadOptions roots;
+  roots.config_roots = load.config_roots;
+  return roots;
+}
+
+PrefillSetup load_setup(const std::string& scenario, const config::LoadOptions& load,
+                        const std::string& fabric) {
+  PrefillSetup s;
+  s.scenario = load_scenario(scenario, load);
+  const config::LoadOptions roots = roots_only(load);
+  s.model = load_model(s.scenario.model, roots);
+  if (!fabric.empty()) {
+    s.topologies.push_back(fabric::build_topology(fabric::load_fabric(fabric, roots)));
+    return s;
+  }
+  for (const auto& name : s.scenario.fabrics) {
+    s.topologies.push_back(fabric::build_topology(fabric::load_fabric(name, roots)));
+    s.topologies.back().name = name;
+  }
+  return s;
+}
+
+std::vector<Result> top_plans(const Evaluator& ev, std::int64_t gpus, std::size_t top) {
+  std::vector<Result> all;
+  for (const auto& p : enumerate_plans(ev, gpus))
+    if (auto r = ev.evaluate(p); r.feasible) all.push_back(std::move(r));
+  std::sort(all.begin(), all.end(),
+            [](const auto& a, const auto& b) { return a.latency_s < b.latency_s; });
+  if (all.size() > top) all.resize(top);
+  return all;
+}
+
+std::int64_t partition_step(std::int64_t gpus) {
+  return gpus % 16 == 0 ? gpus / 16 : 1;
+}
+
+}  // namespace lightsim::prefill

@@ -1,0 +1,126 @@
+"""The operations layer's adapters agree by construction: the CLI's --json, Python's
+lightsim.run_json and the generated per-operation functions give byte-identical JSON for the
+same operation and inputs (include/lightsim/ops/operation.h, docs/operations.md).
+"""
+import inspect
+import json
+import os
+import subprocess
+import unittest
+from pathlib import Path
+
+import lightsim
+
+BIN = os.environ.get("LIGHTSIM_BIN", "build/bin/lightsim")
+SOURCE = Path(os.environ.get("LIGHTSIM_SOURCE_DIR", Path(__file__).resolve().parents[2]))
+MODEL = str(SOURCE / "configs/models/qwen2_5_7b.json")
+
+# (operation, CLI arguments after the command, Python keyword arguments, --set assignments)
+CASES = [
+    ("photonics_ring", ["tfln"], {"config": "tfln"}, []),
+    ("photonics_crosstalk", ["tfln"], {"config": "tfln"}, []),
+    ("photonics_link_budget", ["tfln"], {"config": "tfln"}, ["noise.rin=false"]),
+    ("photonics_feasibility", ["soi"], {"config": "soi"}, []),
+    ("prism_cost", ["seed", "--drift-duration", "1 s"],
+     {"accelerator": "seed", "drift_duration": "1 s"}, ["logical_rows=4096"]),
+    ("prism_timeline", ["scaled", "--drift-duration", "1 s"],
+     {"accelerator": "scaled", "drift_duration": "1 s"}, []),
+    ("fabric_show", ["gb200_nvl72"], {"fabric": "gb200_nvl72"}, []),
+    ("fabric_collective",
+     ["--fabric", "dgx_h100", "--op", "all-to-all", "--gpus", "8", "--bytes", "64MiB"],
+     {"fabric": "dgx_h100", "op": "all-to-all", "gpus": 8, "bytes": "64MiB"}, []),
+    ("fabric_collective", ["--fabric", "dgx_h100", "--sweep", "--max-bytes", "1 MiB"],
+     {"fabric": "dgx_h100", "sweep": True, "max_bytes": "1 MiB"}, []),
+    ("model_show", [MODEL, "--tokens", "1024", "--kv", "fp8"],
+     {"config": MODEL, "tokens": 1024, "kv": "fp8"}, []),
+    ("decode_run", ["qwen2_5_7b"], {"scenario": "qwen2_5_7b"}, ["batches=[1,8]"]),
+    ("prefill_run", ["seed_8k", "--gpus", "64", "--plan", "TP=1,EP=64,CP=1"],
+     {"scenario": "seed_8k", "gpus": 64, "plan": "TP=1,EP=64,CP=1"}, []),
+    ("prefill_plan", ["seed_8k", "--gpus", "64", "--top", "3"],
+     {"scenario": "seed_8k", "gpus": [64], "top": 3}, ["requests=512"]),
+    ("prefill_crossover", [], {}, []),
+]
+
+
+def command_of(name):
+    for op in lightsim.operations():
+        if op["name"] == name:
+            return op["command"]
+    raise KeyError(name)
+
+
+def cli_json(name, args, assignments):
+    sets = [a for s in assignments for a in ("--set", s)]
+    proc = subprocess.run([BIN, *command_of(name), *args, "--json", "-q", *sets],
+                          capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    if proc.returncode != 0:
+        raise AssertionError(f"{name}: exit {proc.returncode}: {proc.stderr}")
+    return proc.stdout
+
+
+class AdaptersAgree(unittest.TestCase):
+    def test_cli_and_python_give_the_same_bytes(self):
+        for name, args, kwargs, assignments in CASES:
+            with self.subTest(operation=name, args=args):
+                cli = cli_json(name, args, assignments)
+                py = lightsim.run_json(name, **kwargs, set=assignments or None)
+                self.assertEqual(cli, py)
+                generated = getattr(lightsim, name)(**kwargs, set=assignments or None)
+                self.assertEqual(json.loads(cli), generated)
+
+    def test_every_case_names_a_registered_operation(self):
+        names = {op["name"] for op in lightsim.operations()}
+        for name, *_ in CASES:
+            self.assertIn(name, names)
+
+
+class OperationShape(unittest.TestCase):
+    def test_every_operation_has_a_cli_command_and_a_python_function(self):
+        ops = lightsim.operations()
+        self.assertGreaterEqual(len(ops), 14)
+        for op in ops:
+            with self.subTest(operation=op["name"]):
+                proc = subprocess.run([BIN, *op["command"], "--help"], capture_output=True,
+                                      text=True, timeout=60, stdin=subprocess.DEVNULL)
+                self.assertEqual(proc.returncode, 0, proc.stderr)
+                for f in op["fields"]:
+                    if f["name"] not in op["positional"]:
+                        self.assertIn("--" + f["name"].replace("_", "-"), proc.stdout)
+                sig = inspect.signature(getattr(lightsim, op["name"]))
+                for f in op["fields"]:
+                    self.assertIn(f["name"], sig.parameters)
+                    self.assertEqual(f["required"],
+                                     sig.parameters[f["name"]].default is inspect.Parameter.empty)
+
+    def test_a_bad_request_names_the_flag_or_keyword(self):
+        proc = subprocess.run([BIN, "prism", "cost", "seed", "--drift-duration", "3 kg"],
+                              capture_output=True, text=True, timeout=60,
+                              stdin=subprocess.DEVNULL)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("--drift-duration", proc.stderr)
+        with self.assertRaises(lightsim.UnitError) as e:
+            lightsim.prism_cost("seed", drift_duration="3 kg")
+        self.assertIn("keyword drift_duration", str(e.exception))
+        with self.assertRaises(lightsim.ConfigError) as e:
+            lightsim.run("prism_cost", accelerator="seed", drift_durations="1 s")
+        self.assertIn("did you mean 'drift_duration'", str(e.exception))
+        with self.assertRaises(lightsim.ConfigError):
+            lightsim.run("no_such_operation")
+
+    def test_reference_roots_follow_config_path(self):
+        # prism_cost reads the seed's figures through the config roots, so an overriding
+        # reference in config_path= is honoured (by the CLI's --config-path too).
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            ref = Path(tmp) / "references"
+            ref.mkdir()
+            text = (SOURCE / "configs/references/prism_seed.yaml").read_text()
+            text = text.replace("dynamic_energy: 1570 pJ", "dynamic_energy: 2 nJ")
+            self.assertIn("dynamic_energy: 2 nJ", text)
+            (ref / "prism_seed.yaml").write_text(text)
+            cost = lightsim.prism_cost("seed", drift_duration="0.1 s", config_path=tmp)
+            self.assertAlmostEqual(cost["seed"]["dynamic_energy_j"], 2e-9)
+
+
+if __name__ == "__main__":
+    unittest.main()
