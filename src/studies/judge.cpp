@@ -7,24 +7,6 @@
 
 namespace lightsim::studies {
 
-std::string_view to_string(Comparison comparison) {
-  switch (comparison) {
-    case Comparison::relative:
-      return "relative";
-    case Comparison::absolute:
-      return "absolute";
-    case Comparison::at_most:
-      return "at_most";
-    case Comparison::at_least:
-      return "at_least";
-    case Comparison::same_sign:
-      return "same_sign";
-    case Comparison::same_order:
-      return "same_order";
-  }
-  return "?";
-}
-
 namespace {
 
 bool accepted(double seed_lo, double seed_hi, double ours, Comparison comparison, double t) {

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <optional>
-#include <string_view>
 
 #include "lightsim/report/result.h"
 
@@ -20,8 +19,6 @@ enum class Comparison {
   same_sign,  // a direction: the sign of the figure, nonzero (tolerance unused)
   same_order  // an order of magnitude: |log10(ours / figure)| <= tolerance (decades)
 };
-
-std::string_view to_string(Comparison comparison);
 
 // The verdict of our range [ours_lo, ours_hi] (ours_lo <= ours_hi; equal for a point):
 // holds when all of it is accepted, holds_under_conditions when only part is (the caller

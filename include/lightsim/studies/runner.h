@@ -102,8 +102,6 @@ class RunBase {
     return out;
   }
 
-  report::StudyResult& result() { return *result_; }
-
  private:
   report::StudyResult* result_;
 };
