@@ -171,6 +171,31 @@ void StudyResult::add_chart(std::string chart_title, std::string table_name, Jso
   charts.push_back({std::move(chart_title), std::move(table_name), std::move(vega_lite)});
 }
 
+void StudyResult::add_row(std::string_view table_name, std::initializer_list<NamedCell> cells) {
+  NamedTable* named = nullptr;
+  for (NamedTable& t : tables)
+    if (t.name == table_name) named = &t;
+  LIGHTSIM_CHECK_AS(InternalError, named != nullptr, "study '{}': no table '{}'", study,
+                    table_name);
+  const std::vector<Column>& columns = named->table.columns();
+  std::vector<Cell> row(columns.size());
+  std::vector<bool> filled(columns.size(), false);
+  for (const NamedCell& cell : cells) {
+    std::size_t i = 0;
+    while (i < columns.size() && columns[i].name != cell.column) ++i;
+    LIGHTSIM_CHECK_AS(InternalError, i < columns.size(),
+                      "study '{}': table '{}' has no column '{}'", study, table_name, cell.column);
+    LIGHTSIM_CHECK_AS(InternalError, !filled[i], "study '{}': table '{}': column '{}' given twice",
+                      study, table_name, cell.column);
+    row[i] = cell.value;
+    filled[i] = true;
+  }
+  for (std::size_t i = 0; i < columns.size(); ++i)
+    LIGHTSIM_CHECK_AS(InternalError, filled[i], "study '{}': table '{}': row without column '{}'",
+                      study, table_name, columns[i].name);
+  named->table.add_row(std::move(row));
+}
+
 void validate(const StudyResult& result, std::string_view source) {
   if (!is_identifier(result.study, false))
     fail(source, "study", identifier_rule(result.study, false));

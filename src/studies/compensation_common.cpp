@@ -21,6 +21,9 @@ void CompensationSeedReference::describe(config::Schema<CompensationSeedReferenc
   s.field("balanced_recall8_gain", &CompensationSeedReference::balanced_recall8_gain,
           "relative Recall@8 gain of balanced over single-ended detection (0.87 = +87%)")
       .range(-1.0, 100.0);
+  s.field("balanced_k", &CompensationSeedReference::balanced_k,
+          "the k of the Recall@k of balanced_recall8_gain")
+      .range(1, 1 << 20);
 }
 
 void QatStudySpec::describe(config::Schema<QatStudySpec>& s) {
@@ -35,15 +38,6 @@ void QatStudySpec::describe(config::Schema<QatStudySpec>& s) {
       .range(1e-6, 100.0);
   s.field("train_with_noise", &QatStudySpec::train_with_noise,
           "add the accelerator's score noise (measured on its detection chain) in training");
-}
-
-CompensationSeedReference load_compensation_seed(const config::LoadOptions& load) {
-  for (const auto& root : load.config_roots) {
-    const auto file = root / "references" / "compensation_seed.yaml";
-    if (std::filesystem::is_regular_file(file))
-      return config::load_spec<CompensationSeedReference>(file, load);
-  }
-  LIGHTSIM_THROW(UsageError, "no references/compensation_seed.yaml under the config roots");
 }
 
 kv::BlockOptions block_options(std::int64_t block, std::int64_t sink, std::int64_t recent) {

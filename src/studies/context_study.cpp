@@ -8,6 +8,7 @@
 #include "lightsim/core/error.h"
 #include "lightsim/prism/scorer.h"
 #include "lightsim/studies/retrieval.h"
+#include "lightsim/studies/runner.h"
 #include "support.h"
 
 namespace lightsim::studies {
@@ -62,6 +63,9 @@ void ContextSeedReference::describe(config::Schema<ContextSeedReference>& s) {
 
 namespace {
 
+using Seed = ContextSeedReference;
+using ContextRun = Run<ContextStudySpec, Seed>;
+
 struct Row {
   std::int64_t tokens = 0, block = 0;
   std::size_t candidates = 0;
@@ -76,21 +80,21 @@ const Row* find(const std::vector<Row>& rows, std::int64_t tokens, std::int64_t 
   return nullptr;
 }
 
-void add_claims(report::StudyResult& res, const ContextStudySpec& spec,
-                const ContextSeedReference& seed, const std::vector<Row>& rows) {
-  const std::int64_t rb = seed.recall_block_tokens, pb = seed.printed_block_tokens;
+// One claim per figure of the seed's table (its rows are the reference's): Recall@8 and
+// Recall@32 within the spec's absolute tolerance, the traffic reduction within its relative one.
+void add_claims(ContextRun& run, const std::vector<Row>& rows) {
+  const ContextStudySpec& spec = run.spec;
+  const std::int64_t rb = run.seed.recall_block_tokens, pb = run.seed.printed_block_tokens;
   const std::string cond = fmt::format(
       "Prism ({}), {}-token blocks (the block size the seed's recall was measured at), truth "
       "in the projected space (the ideal signature's top-k) as the seed measured",
       spec.accelerator.description, rb);
-  for (const ContextSeedRow& s : seed.rows) {
+  for (const ContextSeedRow& s : run.seed.rows) {
     const std::string tag = fmt::format("{}k", s.tokens / 1024);
     for (auto [k, value] : {std::pair{8, s.recall8}, std::pair{32, s.recall32}}) {
       if (!value) continue;
       const Row* r = find(rows, s.tokens, rb, k);
       const Row* full = find(rows, s.tokens, pb, k);
-      report::Claim& c = res.add_claim(fmt::format("recall{}_{}", k, tag),
-                                       fmt::format("R{} at {} ({} blocks)", k, tag, s.blocks), "");
       std::string why;
       if (r) {
         why = fmt::format(
@@ -104,26 +108,28 @@ void add_claims(report::StudyResult& res, const ContextStudySpec& spec,
               "by construction.",
               r->candidates, k);
       }
-      support::judge(c, *value,
+      report::Claim& c =
+          run.judged(fmt::format("recall{}_{}", k, tag),
+                     fmt::format("R{} at {} ({} blocks)", k, tag, s.blocks), "",
+                     report::SeedValue::point(*value),
                      r ? std::optional<double>(r->prism.recall_projected.mean) : std::nullopt,
-                     spec.tolerance, cond, why);
+                     Comparison::absolute, spec.tolerance, cond);
+      c.explanation = r ? why : "the study's config has no such point";
     }
     const std::int64_t kmin = spec.ks.front();
     const Row* r = find(rows, s.tokens, pb, kmin);
-    report::Claim& c = res.add_claim(fmt::format("traffic_{}", tag),
-                                     fmt::format("traffic reduction at {}", tag), "x");
-    c.seed_value = report::SeedValue::point(s.traffic_reduction);
+    const std::string conditions =
+        fmt::format("k = {} blocks of {} tokens plus 4 sink and 512 recent tokens", kmin, pb);
+    report::Claim& c =
+        run.judged(fmt::format("traffic_{}", tag), fmt::format("traffic reduction at {}", tag), "x",
+                   report::SeedValue::point(s.traffic_reduction),
+                   r ? std::optional<double>(r->prism.traffic_reduction) : std::nullopt,
+                   Comparison::relative, spec.traffic_tolerance, conditions);
     if (!r) {
-      c.verdict = report::Verdict::not_comparable;
       c.explanation = "context not in this run's config (see --full)";
       continue;
     }
-    c.ours = r->prism.traffic_reduction;
-    const double rel = std::abs(*c.ours - s.traffic_reduction) / s.traffic_reduction;
-    c.verdict = rel <= spec.traffic_tolerance ? report::Verdict::holds_under_conditions
-                                              : report::Verdict::does_not_hold;
-    c.conditions =
-        fmt::format("k = {} blocks of {} tokens plus 4 sink and 512 recent tokens", kmin, pb);
+    c.conditions = conditions;
     c.explanation = fmt::format(
         "Full K+V bytes of the context over the bytes read per step: {} selected blocks, the "
         "resident sink and recent window, and metadata ({:.0f} B; Prism keeps signatures in "
@@ -132,11 +138,9 @@ void add_claims(report::StudyResult& res, const ContextStudySpec& spec,
   }
 }
 
-}  // namespace
-
-report::StudyResult run_context_study(const StudyInput& in, Context& ctx) {
-  const auto spec = config::read_spec<ContextStudySpec>(in.document, in.load);
-  const auto seed = support::load_reference<ContextSeedReference>("context_seed", in.load);
+void evaluate(ContextRun& run) {
+  const ContextStudySpec& spec = run.spec;
+  Context& ctx = run.ctx;
   const auto d = static_cast<std::size_t>(spec.accelerator.device.grid.channels);
   const ScorerCatalog catalog;
   std::vector<Row> rows;
@@ -164,47 +168,67 @@ report::StudyResult run_context_study(const StudyInput& in, Context& ctx) {
                         reps[bi].setups[0][ki]});
   }
 
-  report::StudyResult r;
-  r.study = "context";
-  r.title = "Prism block retrieval versus context length (seed table 4)";
-  r.spec_section = "SPEC 1.6";
-  r.seed = ctx.seed();
-  r.config = config::to_yaml(in.document);
-  Table& t = r.add_table("contexts", "Retrieval per context, block size, scorer and k",
-                         {{"tokens", "tokens"},
-                          {"block_tokens", "tokens"},
-                          {"candidates", ""},
-                          {"scorer", ""},
-                          {"k", ""},
-                          {"k_effective", ""},
-                          {"trivial", ""},
-                          {"recall_full", ""},
-                          {"recall_full_ci", ""},
-                          {"recall_projected", ""},
-                          {"mass_recall", ""},
-                          {"needle_hit", ""},
-                          {"needle_hit_union", ""},
-                          {"fetched_fraction", ""},
-                          {"union_fetched_fraction", ""},
-                          {"metadata_bytes", "B"},
-                          {"traffic_reduction", "x"}});
+  run.table("contexts", "Retrieval per context, block size, scorer and k",
+            {{"tokens", "tokens"},
+             {"block_tokens", "tokens"},
+             {"candidates", ""},
+             {"scorer", ""},
+             {"k", ""},
+             {"k_effective", ""},
+             {"trivial", ""},
+             {"recall_full", ""},
+             {"recall_full_ci", ""},
+             {"recall_projected", ""},
+             {"mass_recall", ""},
+             {"needle_hit", ""},
+             {"needle_hit_union", ""},
+             {"fetched_fraction", ""},
+             {"union_fetched_fraction", ""},
+             {"metadata_bytes", "B"},
+             {"traffic_reduction", "x"}});
   for (const Row& row : rows)
     for (const auto& [name, m] :
          {std::pair{"prism", &row.prism}, std::pair{"signature_ideal", &row.ideal}})
-      t.add_row({row.tokens, row.block, static_cast<std::int64_t>(row.candidates),
-                 std::string(name), static_cast<std::int64_t>(m->k),
-                 static_cast<std::int64_t>(m->k_effective), row.candidates <= m->k, m->recall.mean,
-                 m->recall.ci95, m->recall_projected.mean, m->mass_recall.mean, m->needle_hit.mean,
-                 m->needle_hit_union.mean, m->fetched_fraction.mean, m->union_fetched_fraction.mean,
-                 m->metadata_bytes, m->traffic_reduction});
-  add_claims(r, spec, seed, rows);
-  for (std::int64_t k : spec.ks)
-    r.add_chart(
-        fmt::format("Prism Recall@{} vs context", k), "contexts",
+      run.add_row("contexts", {{"tokens", row.tokens},
+                               {"block_tokens", row.block},
+                               {"candidates", static_cast<std::int64_t>(row.candidates)},
+                               {"scorer", std::string(name)},
+                               {"k", static_cast<std::int64_t>(m->k)},
+                               {"k_effective", static_cast<std::int64_t>(m->k_effective)},
+                               {"trivial", row.candidates <= m->k},
+                               {"recall_full", m->recall.mean},
+                               {"recall_full_ci", m->recall.ci95},
+                               {"recall_projected", m->recall_projected.mean},
+                               {"mass_recall", m->mass_recall.mean},
+                               {"needle_hit", m->needle_hit.mean},
+                               {"needle_hit_union", m->needle_hit_union.mean},
+                               {"fetched_fraction", m->fetched_fraction.mean},
+                               {"union_fetched_fraction", m->union_fetched_fraction.mean},
+                               {"metadata_bytes", m->metadata_bytes},
+                               {"traffic_reduction", m->traffic_reduction}});
+  add_claims(run, rows);
+  for (std::int64_t k : spec.ks) {
+    Chart chart =
         support::line_chart(fmt::format("datum.scorer == 'prism' && datum.k == {}", k), "tokens",
                             "context (tokens)", {"recall_full", "recall_projected"},
-                            fmt::format("Recall@{}", k), "truth", "block_tokens", true));
-  return r;
+                            fmt::format("Recall@{}", k), "truth", "block_tokens", true);
+    chart.title = fmt::format("Prism Recall@{} vs context", k);
+    chart.table = "contexts";
+    run.chart(chart);
+  }
+}
+
+}  // namespace
+
+void add_context_study(Registry& registry) {
+  add_study(registry,
+            Definition<ContextStudySpec, Seed>{
+                .name = "context",
+                .help = "Prism retrieval at 4K-128K contexts, blocks of 128 and 256 (seed 4.1)",
+                .title = "Prism block retrieval versus context length (seed table 4)",
+                .spec_section = "SPEC 1.6",
+                .reference = "references/context_seed.yaml",
+                .evaluate = evaluate});
 }
 
 }  // namespace lightsim::studies

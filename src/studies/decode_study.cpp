@@ -1,31 +1,20 @@
 // The `decode` study: the seed's 128K decode claim beside the decode module (decode.h).
 #include <fmt/format.h>
+
 #include <algorithm>
-#include <cmath>
-#include <filesystem>
 
 #include "lightsim/decode/seed.h"
 #include "lightsim/decode/step.h"
 #include "lightsim/studies/decode.h"
+#include "lightsim/studies/runner.h"
 
 namespace lightsim::studies {
 namespace {
 
 using report::SeedValue;
 using report::Verdict;
-
-Verdict within(double ours, double seed, double tolerance) {
-  return std::abs(ours - seed) <= tolerance * std::abs(seed) ? Verdict::holds
-                                                             : Verdict::does_not_hold;
-}
-
-decode::DecodeSeedReference load_reference(const DecodeStudySpec& spec,
-                                           const config::LoadOptions& load) {
-  for (const auto& root : load.config_roots)
-    if (std::filesystem::exists(root / spec.reference))
-      return config::load_spec<decode::DecodeSeedReference>(root / spec.reference, load);
-  LIGHTSIM_THROW(ConfigError, "reference: no '{}' under the config roots", spec.reference);
-}
+using Seed = decode::DecodeSeedReference;
+using DecodeRun = Run<DecodeStudySpec, Seed>;
 
 // Smallest feasible batch whose latency ratio reaches `target`, and the largest feasible batch
 // with its ratio, for one GPU at one context.
@@ -49,6 +38,159 @@ Reach reach(const std::vector<decode::Comparison>& grid, const std::string& gpu,
   return r;
 }
 
+std::string at_context(const Seed& s) {
+  return fmt::format("{}K", s.context / 1024);
+}
+
+void add_grid_tables(DecodeRun& run, const std::vector<decode::Comparison>& grid) {
+  run.table("grid", "Per decode step, every GPU x batch x context that fits in HBM",
+            {{"gpu", ""},
+             {"batch", ""},
+             {"context", "tokens"},
+             {"full_ms", "ms"},
+             {"prism_ms", "ms"},
+             {"prism_share", ""},
+             {"latency_ratio", "x"},
+             {"full_w", "W"},
+             {"prism_w", "W"},
+             {"full_mj_per_token", "mJ"},
+             {"prism_mj_per_token", "mJ"},
+             {"full_usd_per_mtok", "USD"},
+             {"prism_usd_per_mtok", "USD"},
+             {"cost_change_pct", "%"}});
+  for (const decode::Comparison& c : grid) {
+    if (!c.full.feasible) continue;
+    run.add_row("grid", {{"gpu", c.full.gpu},
+                         {"batch", c.full.batch},
+                         {"context", c.full.context},
+                         {"full_ms", c.full.step_time * 1e3},
+                         {"prism_ms", c.prism.step_time * 1e3},
+                         {"prism_share", c.prism.prism_time / c.prism.step_time},
+                         {"latency_ratio", c.latency_ratio()},
+                         {"full_w", c.full.system_power},
+                         {"prism_w", c.prism.system_power},
+                         {"full_mj_per_token", c.full.energy_per_token * 1e3},
+                         {"prism_mj_per_token", c.prism.energy_per_token * 1e3},
+                         {"full_usd_per_mtok", c.full.cost_per_million_tokens},
+                         {"prism_usd_per_mtok", c.prism.cost_per_million_tokens},
+                         {"cost_change_pct", 100 * c.cost_change()}});
+  }
+  run.table("infeasible",
+            "Points whose weights + KV cache exceed the usable HBM (either attention)",
+            {{"gpu", ""}, {"batch", ""}, {"context", "tokens"}, {"reason", ""}});
+  for (const decode::Comparison& c : grid)
+    if (!c.full.feasible)
+      run.add_row("infeasible", {{"gpu", c.full.gpu},
+                                 {"batch", c.full.batch},
+                                 {"context", c.full.context},
+                                 {"reason", c.full.reason}});
+}
+
+void evaluate(DecodeRun& run) {
+  const DecodeStudySpec& spec = run.spec;
+  const Seed& seed = run.seed;
+  decode::DecodeSetup setup =
+      decode::prepare(decode::load_scenario(spec.scenario, run.presets), run.presets);
+  decode::DecodeScenario& sc = setup.scenario;
+  if (!spec.batches.empty()) sc.batches = spec.batches;
+  if (!spec.contexts.empty()) sc.contexts = spec.contexts;
+  if (std::find(sc.contexts.begin(), sc.contexts.end(), seed.context) == sc.contexts.end())
+    sc.contexts.push_back(seed.context);
+  const auto gpu_it = std::find_if(sc.gpus.begin(), sc.gpus.end(),
+                                   [&](const auto& g) { return g.gpu.name == spec.seed_gpu; });
+  LIGHTSIM_CHECK_AS(ConfigError, gpu_it != sc.gpus.end(),
+                    "seed_gpu: no GPU named '{}' in scenario '{}'", spec.seed_gpu, sc.name);
+  run.ctx.throw_if_cancelled("decode study");
+
+  const std::vector<decode::Comparison> grid = decode::evaluate_grid(setup);
+  add_grid_tables(run, grid);
+  run.ctx.throw_if_cancelled("decode study");
+
+  // The side-by-side point: the seed's GPU, batch and context.
+  const decode::Comparison at{
+      decode::evaluate_step(setup, *gpu_it, decode::Attention::full, spec.seed_batch, seed.context),
+      decode::evaluate_step(setup, *gpu_it, decode::Attention::prism, spec.seed_batch,
+                            seed.context)};
+  const std::string where =
+      fmt::format("{}, batch {}, {} tokens", spec.seed_gpu, spec.seed_batch, seed.context);
+  std::string reach_text;
+  for (const decode::GpuOption& g : sc.gpus) {
+    const Reach re = reach(grid, g.gpu.name, seed.context, seed.latency_ratio);
+    reach_text += fmt::format(
+        " {}: {}; largest batch that fits {} (ratio {:.2f}).", g.gpu.name,
+        re.first_batch
+            ? fmt::format("ratio >= {:.1f} from batch {}", seed.latency_ratio, re.first_batch)
+            : fmt::format("never reaches {:.1f}", seed.latency_ratio),
+        re.max_batch, re.max_ratio);
+  }
+
+  if (!at.full.feasible) {
+    run.claim("latency_ratio", std::nullopt).explanation =
+        fmt::format("the seed's point does not fit ({}): {}.{}", where, at.full.reason, reach_text);
+    return;
+  }
+
+  {
+    report::Claim& c = run.claim("latency_ratio", at.latency_ratio());
+    const Reach re = reach(grid, spec.seed_gpu, seed.context, seed.latency_ratio);
+    if (c.verdict != Verdict::holds && re.first_batch > 0) {
+      c.verdict = Verdict::holds_under_conditions;
+      c.conditions = fmt::format("batch >= {} on the {} at {} tokens", re.first_batch,
+                                 spec.seed_gpu, seed.context);
+    }
+    c.explanation = fmt::format(
+        "At {} the step reads {:.1f} GB of weights and {:.1f} GB of KV with full attention, "
+        "{:.2f} GB of KV with Prism ({} of {} tokens); decode is HBM-bound, so the ratio is "
+        "about (W + B KV) / (W + B KV_sel) and grows with the batch B, which the seed does "
+        "not state.{}",
+        where, at.full.weight_bytes / 1e9, at.full.kv_bytes_read / 1e9,
+        at.prism.kv_bytes_read / 1e9, at.prism.attended_tokens, seed.context, reach_text);
+  }
+  const std::string power_note = fmt::format(
+      "GPU + Prism power from the utilization model (idle {:.0f} W, TDP {:.0f} W, memory_share "
+      "{:.2f}; HBM utilization {:.2f} full, {:.2f} Prism). Decode is HBM-bound both ways, so the "
+      "GPU draws nearly the same power; Prism shortens the step instead. Prism adds {:.2f} W.",
+      gpu_it->gpu.idle_power->si(), gpu_it->gpu.tdp->si(), sc.power.memory_share,
+      at.full.memory_utilization, at.prism.memory_utilization, at.prism.prism_power);
+  run.claim("power_full", at.full.system_power).explanation = power_note;
+  run.claim("power_prism", at.prism.system_power).explanation =
+      power_note + " A match here is a match of levels only: see power_change.";
+  run.claim("power_change", at.prism.system_power - at.full.system_power, where).explanation =
+      power_note;
+  run.claim("cost_change", 100 * at.cost_change()).explanation = fmt::format(
+      "Cost per token = GPU price x step time / batch (${:.2f}/GPU-h, {}); Prism is not "
+      "priced (no product), so the change is the change in time per token, 1/ratio - 1. The "
+      "seed's {:+.0f}% cost is a {:.2f}x speed-up, not its {:.1f}x latency claim: the two "
+      "figures agree only if Prism costs ~{:.0f}% of the GPU's hourly price.",
+      gpu_it->price_per_hour_usd, gpu_it->instance, 100 * seed.cost_change,
+      1.0 / (1.0 + seed.cost_change), seed.latency_ratio,
+      100 * ((1.0 + seed.cost_change) * seed.latency_ratio - 1.0));
+
+  run.table("power_sensitivity", "Power at the seed's point vs the power model's memory_share",
+            {{"memory_share", ""}, {"full_w", "W"}, {"prism_w", "W"}});
+  for (double s : spec.memory_shares) {
+    decode::DecodeSetup alt = setup;
+    alt.scenario.power.memory_share = s;
+    const auto power = [&](decode::Attention a) {
+      return decode::evaluate_step(alt, *gpu_it, a, spec.seed_batch, seed.context).system_power;
+    };
+    run.add_row("power_sensitivity", {{"memory_share", s},
+                                      {"full_w", power(decode::Attention::full)},
+                                      {"prism_w", power(decode::Attention::prism)}});
+  }
+
+  Chart chart{
+      .title = "Latency ratio (full / Prism) vs batch", .table = "grid", .mark = Mark::line_points};
+  chart.x = Channel{.field = "batch", .type = "quantitative", .scale = {.type = "log", .base = 2}};
+  chart.y =
+      Channel{.field = "latency_ratio", .type = "quantitative", .title = "full / Prism latency"};
+  chart.color = Channel{.field = "context", .type = "ordinal"};
+  chart.column = Channel{.field = "gpu", .type = "nominal"};
+  run.chart(chart);
+}
+
+using Rule = ClaimRule<DecodeStudySpec, Seed>;
+
 }  // namespace
 
 void DecodeStudySpec::describe(config::Schema<DecodeStudySpec>& s) {
@@ -71,177 +213,71 @@ void DecodeStudySpec::describe(config::Schema<DecodeStudySpec>& s) {
       .range(0.0, 1.0);
 }
 
-report::StudyResult run_decode_study(const StudyInput& in, Context& ctx) {
-  const auto spec = config::read_spec<DecodeStudySpec>(in.document, in.load);
-  // --set assignments address the study's config (applied above), not the files it names.
-  config::LoadOptions presets = in.load;
-  presets.assignments.clear();
-  const decode::DecodeSeedReference seed = load_reference(spec, presets);
-  decode::DecodeSetup setup =
-      decode::prepare(decode::load_scenario(spec.scenario, presets), presets);
-  decode::DecodeScenario& sc = setup.scenario;
-  if (!spec.batches.empty()) sc.batches = spec.batches;
-  if (!spec.contexts.empty()) sc.contexts = spec.contexts;
-  if (std::find(sc.contexts.begin(), sc.contexts.end(), seed.context) == sc.contexts.end())
-    sc.contexts.push_back(seed.context);
-  const auto gpu_it = std::find_if(sc.gpus.begin(), sc.gpus.end(),
-                                   [&](const auto& g) { return g.gpu.name == spec.seed_gpu; });
-  LIGHTSIM_CHECK_AS(ConfigError, gpu_it != sc.gpus.end(),
-                    "seed_gpu: no GPU named '{}' in scenario '{}'", spec.seed_gpu, sc.name);
-  ctx.throw_if_cancelled("decode study");
-
-  const std::vector<decode::Comparison> grid = decode::evaluate_grid(setup);
-  report::StudyResult r;
-  r.study = in.name;
-  r.title = "Decode end to end: full attention vs Prism-selected blocks";
-  r.spec_section = "SPEC 1.7";
-  r.seed = ctx.seed();
-  r.config = config::to_yaml(in.document);
-
-  Table& t = r.add_table("grid", "Per decode step, every GPU x batch x context that fits in HBM",
-                         {{"gpu", ""},
-                          {"batch", ""},
-                          {"context", "tokens"},
-                          {"full_ms", "ms"},
-                          {"prism_ms", "ms"},
-                          {"prism_share", ""},
-                          {"latency_ratio", "x"},
-                          {"full_w", "W"},
-                          {"prism_w", "W"},
-                          {"full_mj_per_token", "mJ"},
-                          {"prism_mj_per_token", "mJ"},
-                          {"full_usd_per_mtok", "USD"},
-                          {"prism_usd_per_mtok", "USD"},
-                          {"cost_change_pct", "%"}});
-  for (const decode::Comparison& c : grid) {
-    if (!c.full.feasible) continue;
-    t.add_row({c.full.gpu, c.full.batch, c.full.context, c.full.step_time * 1e3,
-               c.prism.step_time * 1e3, c.prism.prism_time / c.prism.step_time, c.latency_ratio(),
-               c.full.system_power, c.prism.system_power, c.full.energy_per_token * 1e3,
-               c.prism.energy_per_token * 1e3, c.full.cost_per_million_tokens,
-               c.prism.cost_per_million_tokens, 100 * c.cost_change()});
-  }
-  Table& no_fit = r.add_table(
-      "infeasible", "Points whose weights + KV cache exceed the usable HBM (either attention)",
-      {{"gpu", ""}, {"batch", ""}, {"context", "tokens"}, {"reason", ""}});
-  for (const decode::Comparison& c : grid)
-    if (!c.full.feasible) no_fit.add_row({c.full.gpu, c.full.batch, c.full.context, c.full.reason});
-  ctx.throw_if_cancelled("decode study");
-
-  // The side-by-side point: the seed's GPU, batch and context.
-  const decode::Comparison at{
-      decode::evaluate_step(setup, *gpu_it, decode::Attention::full, spec.seed_batch, seed.context),
-      decode::evaluate_step(setup, *gpu_it, decode::Attention::prism, spec.seed_batch,
-                            seed.context)};
-  const std::string where =
-      fmt::format("{}, batch {}, {} tokens", spec.seed_gpu, spec.seed_batch, seed.context);
-  std::string reach_text;
-  for (const decode::GpuOption& g : sc.gpus) {
-    const Reach re = reach(grid, g.gpu.name, seed.context, seed.latency_ratio);
-    reach_text += fmt::format(
-        " {}: {}; largest batch that fits {} (ratio {:.2f}).", g.gpu.name,
-        re.first_batch
-            ? fmt::format("ratio >= {:.1f} from batch {}", seed.latency_ratio, re.first_batch)
-            : fmt::format("never reaches {:.1f}", seed.latency_ratio),
-        re.max_batch, re.max_ratio);
-  }
-
-  if (!at.full.feasible) {
-    report::Claim& c = r.add_claim("latency_ratio", "decode latency 2.8x lower at 128K", "x");
-    c.seed_value = SeedValue::point(seed.latency_ratio);
-    c.explanation =
-        fmt::format("the seed's point does not fit ({}): {}.{}", where, at.full.reason, reach_text);
-    return r;
-  }
-
-  {
-    report::Claim& c = r.add_claim("latency_ratio", "decode latency 2.8x lower at 128K", "x");
-    c.seed_value = SeedValue::point(seed.latency_ratio);
-    c.ours = at.latency_ratio();
-    const Reach re = reach(grid, spec.seed_gpu, seed.context, seed.latency_ratio);
-    c.verdict = within(*c.ours, seed.latency_ratio, spec.tolerance);
-    if (c.verdict != Verdict::holds && re.first_batch > 0) {
-      c.verdict = Verdict::holds_under_conditions;
-      c.conditions = fmt::format("batch >= {} on the {} at {} tokens", re.first_batch,
-                                 spec.seed_gpu, seed.context);
-    }
-    c.explanation = fmt::format(
-        "At {} the step reads {:.1f} GB of weights and {:.1f} GB of KV with full attention, "
-        "{:.2f} GB of KV with Prism ({} of {} tokens); decode is HBM-bound, so the ratio is "
-        "about (W + B KV) / (W + B KV_sel) and grows with the batch B, which the seed does "
-        "not state.{}",
-        where, at.full.weight_bytes / 1e9, at.full.kv_bytes_read / 1e9,
-        at.prism.kv_bytes_read / 1e9, at.prism.attended_tokens, seed.context, reach_text);
-  }
-  const std::string power_note = fmt::format(
-      "GPU + Prism power from the utilization model (idle {:.0f} W, TDP {:.0f} W, memory_share "
-      "{:.2f}; HBM utilization {:.2f} full, {:.2f} Prism). Decode is HBM-bound both ways, so the "
-      "GPU draws nearly the same power; Prism shortens the step instead. Prism adds {:.2f} W.",
-      gpu_it->gpu.idle_power->si(), gpu_it->gpu.tdp->si(), sc.power.memory_share,
-      at.full.memory_utilization, at.prism.memory_utilization, at.prism.prism_power);
-  {
-    report::Claim& c = r.add_claim("power_full", "power with full attention at 128K: 215 W", "W");
-    c.seed_value = SeedValue::point(seed.power_full.si());
-    c.ours = at.full.system_power;
-    c.verdict = within(*c.ours, seed.power_full.si(), spec.tolerance);
-    c.explanation = power_note;
-  }
-  {
-    report::Claim& c = r.add_claim("power_prism", "power with Prism at 128K: 187 W", "W");
-    c.seed_value = SeedValue::point(seed.power_prism.si());
-    c.ours = at.prism.system_power;
-    c.verdict = within(*c.ours, seed.power_prism.si(), spec.tolerance);
-    c.explanation = power_note + " A match here is a match of levels only: see power_change.";
-  }
-  {
-    report::Claim& c =
-        r.add_claim("power_change", "Prism lowers power at 128K (215 W -> 187 W)", "W");
-    c.seed_value = SeedValue::point(seed.power_prism.si() - seed.power_full.si());
-    c.ours = at.prism.system_power - at.full.system_power;
-    c.verdict = *c.ours < 0 ? Verdict::holds_under_conditions : Verdict::does_not_hold;
-    if (*c.ours < 0) c.conditions = where;
-    c.explanation = power_note;
-  }
-  {
-    report::Claim& c =
-        r.add_claim("cost_change", "about 23% lower inference cost on a p4d-class instance", "%");
-    c.seed_value = SeedValue::point(100 * seed.cost_change);
-    c.ours = 100 * at.cost_change();
-    c.verdict = within(*c.ours, 100 * seed.cost_change, spec.tolerance);
-    c.explanation = fmt::format(
-        "Cost per token = GPU price x step time / batch (${:.2f}/GPU-h, {}); Prism is not "
-        "priced (no product), so the change is the change in time per token, 1/ratio - 1. The "
-        "seed's {:+.0f}% cost is a {:.2f}x speed-up, not its {:.1f}x latency claim: the two "
-        "figures agree only if Prism costs ~{:.0f}% of the GPU's hourly price.",
-        gpu_it->price_per_hour_usd, gpu_it->instance, 100 * seed.cost_change,
-        1.0 / (1.0 + seed.cost_change), seed.latency_ratio,
-        100 * ((1.0 + seed.cost_change) * seed.latency_ratio - 1.0));
-  }
-
-  Table& sens = r.add_table("power_sensitivity",
-                            "Power at the seed's point vs the power model's memory_share",
-                            {{"memory_share", ""}, {"full_w", "W"}, {"prism_w", "W"}});
-  for (double s : spec.memory_shares) {
-    decode::DecodeSetup alt = setup;
-    alt.scenario.power.memory_share = s;
-    sens.add_row(
-        {s,
-         decode::evaluate_step(alt, *gpu_it, decode::Attention::full, spec.seed_batch, seed.context)
-             .system_power,
-         decode::evaluate_step(alt, *gpu_it, decode::Attention::prism, spec.seed_batch,
-                               seed.context)
-             .system_power});
-  }
-
-  r.add_chart("Latency ratio (full / Prism) vs batch", "grid", Json::parse(fmt::format(R"({{
-    "mark": {{"type": "line", "point": true}},
-    "encoding": {{
-      "x": {{"field": "batch", "type": "quantitative", "scale": {{"type": "log", "base": 2}}}},
-      "y": {{"field": "latency_ratio", "type": "quantitative", "title": "full / Prism latency"}},
-      "color": {{"field": "context", "type": "ordinal"}},
-      "column": {{"field": "gpu", "type": "nominal"}}
-    }}}})")));
-  return r;
+void add_decode_study(Registry& registry) {
+  const auto tol = &DecodeStudySpec::tolerance;
+  add_study(
+      registry,
+      Definition<DecodeStudySpec, Seed>{
+          .name = "decode",
+          .help = "decode end to end: full attention vs Prism (SPEC 1.7)",
+          .title = "Decode end to end: full attention vs Prism-selected blocks",
+          .spec_section = "SPEC 1.7",
+          .reference_key = &DecodeStudySpec::reference,
+          .claims =
+              {Rule{.id = "latency_ratio",
+                    .unit = "x",
+                    .tolerance = tol,
+                    .text =
+                        [](const Seed& s) {
+                          return fmt::format("decode latency {:g}x lower at {}", s.latency_ratio,
+                                             at_context(s));
+                        },
+                    .seed = [](const Seed& s) { return SeedValue::point(s.latency_ratio); }},
+               Rule{.id = "power_full",
+                    .unit = "W",
+                    .tolerance = tol,
+                    .text =
+                        [](const Seed& s) {
+                          return fmt::format("power with full attention at {}: {:g} W",
+                                             at_context(s), s.power_full.si());
+                        },
+                    .seed = [](const Seed& s) { return SeedValue::point(s.power_full.si()); }},
+               Rule{.id = "power_prism",
+                    .unit = "W",
+                    .tolerance = tol,
+                    .text =
+                        [](const Seed& s) {
+                          return fmt::format("power with Prism at {}: {:g} W", at_context(s),
+                                             s.power_prism.si());
+                        },
+                    .seed = [](const Seed& s) { return SeedValue::point(s.power_prism.si()); }},
+               Rule{.id = "power_change",
+                    .unit = "W",
+                    .comparison = Comparison::same_sign,
+                    .text =
+                        [](const Seed& s) {
+                          return fmt::format(
+                              "Prism {} power at {} ({:g} W -> {:g} W)",
+                              s.power_prism.si() < s.power_full.si() ? "lowers" : "raises",
+                              at_context(s), s.power_full.si(), s.power_prism.si());
+                        },
+                    .seed =
+                        [](const Seed& s) {
+                          return SeedValue::point(s.power_prism.si() - s.power_full.si());
+                        }},
+               Rule{.id = "cost_change",
+                    .unit = "%",
+                    .tolerance = tol,
+                    .text =
+                        [](const Seed& s) {
+                          return fmt::format(
+                              "about {:.3g}% {} inference cost on a p4d-class "
+                              "instance",
+                              100 * std::abs(s.cost_change),
+                              s.cost_change < 0 ? "lower" : "higher");
+                        },
+                    .seed = [](const Seed& s) { return SeedValue::point(100 * s.cost_change); }}},
+          .evaluate = evaluate});
 }
 
 }  // namespace lightsim::studies

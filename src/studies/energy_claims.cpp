@@ -6,27 +6,29 @@
 
 #include "energy_run.h"
 #include "lightsim/studies/system.h"
-#include "support.h"
 
 namespace lightsim::studies::energy_detail {
 
-void add_power(report::StudyResult& r, const EnergyStudySpec& spec, const config::LoadOptions& load,
-               const EnergySeedReference& seed) {
-  Table& t = r.add_table("power", "TFLN vs SOI total system power (cost model)",
-                         {{"preset", ""},
-                          {"static_power", "W"},
-                          {"tec_power", "W"},
-                          {"dynamic_energy", "nJ"},
-                          {"system_queries_per_s", "1/s"},
-                          {"power_full_rate", "W"},
-                          {"power_at_query_rate", "W"},
-                          {"tec_holds", ""},
-                          {"tec_note", ""}});
+using report::SeedValue;
+using Seed = EnergySeedReference;
+
+void add_power(EnergyRun& run) {
+  const EnergyStudySpec& spec = run.spec;
+  run.table("power", "TFLN vs SOI total system power (cost model)",
+            {{"preset", ""},
+             {"static_power", "W"},
+             {"tec_power", "W"},
+             {"dynamic_energy", "nJ"},
+             {"system_queries_per_s", "1/s"},
+             {"power_full_rate", "W"},
+             {"power_at_query_rate", "W"},
+             {"tec_holds", ""},
+             {"tec_note", ""}});
   const double rate = spec.query_rate.si();
   double full[2] = {0, 0}, at_rate[2] = {0, 0}, fixed[2] = {0, 0};
   const std::string names[2] = {spec.tfln_preset, spec.soi_preset};
-  const prism::CostReport costs[2] = {prism::cost(prism::load_accelerator(names[0], load)),
-                                      prism::cost(prism::load_accelerator(names[1], load))};
+  const prism::CostReport costs[2] = {prism::cost(prism::load_accelerator(names[0], run.presets)),
+                                      prism::cost(prism::load_accelerator(names[1], run.presets))};
   // An infeasible TEC's power is not a figure: then both sides go without their TEC.
   const TecComparison tec = tec_comparison(costs[0], names[0], costs[1], names[1]);
   for (int i = 0; i < 2; ++i) {
@@ -36,32 +38,40 @@ void add_power(report::StudyResult& r, const EnergyStudySpec& spec, const config
     fixed[i] = c.static_power_total - c.tec_power + tec_power;
     at_rate[i] = fixed[i] + c.dynamic_energy * rate;
     // tec_power is 0 when the cost model left an infeasible TEC out; tec_holds says which.
-    t.add_row({names[i], fixed[i], c.tec_power, c.dynamic_energy * kNano, c.system_qps, full[i],
-               at_rate[i], c.tec_included, c.thermal.reason});
+    run.add_row("power", {{"preset", names[i]},
+                          {"static_power", fixed[i]},
+                          {"tec_power", c.tec_power},
+                          {"dynamic_energy", c.dynamic_energy * kNano},
+                          {"system_queries_per_s", c.system_qps},
+                          {"power_full_rate", full[i]},
+                          {"power_at_query_rate", at_rate[i]},
+                          {"tec_holds", c.tec_included},
+                          {"tec_note", c.thermal.reason}});
   }
-  report::Claim& x =
-      r.add_claim("soi_power_ratio", "total system power of TFLN is lower than SOI's by", "x");
-  support::judge(
-      x, seed.soi_power_ratio, full[1] / full[0], spec.agreement * seed.soi_power_ratio, "",
-      fmt::format("{}power at full rate (every per-query energy x the system query "
-                  "rate{}, the prism study's figure): {} {:.4g} W, {} {:.4g} W; at the "
-                  "stated {:.3g} queries/s (static + dynamic x rate): {:.4g} W vs "
-                  "{:.4g} W, ratio {:.3g}; the ratio rises as the rate falls, to the "
-                  "static-power ratio {:.3g} at zero rate (SOI's static power: its "
-                  "heaters{}); docs/studies.md \"energy\"",
-                  tec.note, tec.with_tec ? "" : ", TEC excluded", names[1], full[1], names[0],
-                  full[0], rate, at_rate[1], at_rate[0], at_rate[1] / at_rate[0],
-                  fixed[1] / fixed[0], tec.with_tec ? " and the TEC pumping their heat" : ""));
+  run.claim("soi_power_ratio", full[1] / full[0]).explanation = fmt::format(
+      "{}power at full rate (every per-query energy x the system query "
+      "rate{}, the prism study's figure): {} {:.4g} W, {} {:.4g} W; at the "
+      "stated {:.3g} queries/s (static + dynamic x rate): {:.4g} W vs "
+      "{:.4g} W, ratio {:.3g}; the ratio rises as the rate falls, to the "
+      "static-power ratio {:.3g} at zero rate (SOI's static power: its "
+      "heaters{}); docs/studies.md \"energy\"",
+      tec.note, tec.with_tec ? "" : ", TEC excluded", names[1], full[1], names[0], full[0], rate,
+      at_rate[1], at_rate[0], at_rate[1] / at_rate[0], fixed[1] / fixed[0],
+      tec.with_tec ? " and the TEC pumping their heat" : "");
 }
 
-void add_claims(report::StudyResult& r, const Run& run, const EnergyStudySpec& spec,
-                const EnergySeedReference& seed) {
+void add_claims(EnergyRun& run, const Figures& f) {
+  const EnergyStudySpec& spec = run.spec;
+  const Seed& seed = run.seed;
   const std::int64_t c = seed.context;
   const bool listed =
       std::find(spec.contexts.begin(), spec.contexts.end(), c) != spec.contexts.end();
   const std::string gpu = spec.chart_gpu;
+  const auto point = [&](const std::string& system, const std::string& g) -> const Point* {
+    return listed ? find(f, c, system, g) : nullptr;
+  };
   const auto ours = [&](const std::string& system, const std::string& g) -> std::optional<double> {
-    const Point* p = listed ? find(run, c, system, g) : nullptr;
+    const Point* p = point(system, g);
     if (p == nullptr) return std::nullopt;
     return p->energy * kNano;
   };
@@ -71,7 +81,7 @@ void add_claims(report::StudyResult& r, const Run& run, const EnergyStudySpec& s
 
   std::string prism_why = absent;
   if (listed) {
-    const PrismAtContext& p = run.prism.at(c);
+    const PrismAtContext& p = f.prism.at(c);
     prism_why = p.reason;
     if (p.fits) {
       std::vector<prism::CostItem> items;
@@ -89,7 +99,7 @@ void add_claims(report::StudyResult& r, const Run& run, const EnergyStudySpec& s
                               : "TEC infeasible, left out (" + p.cost.thermal.reason + ")",
           p.cost.total_energy * kNano);
       // The seed's own 256-row bank, at the largest context it holds (the prism study's figure).
-      for (auto it = run.prism.rbegin(); it != run.prism.rend(); ++it)
+      for (auto it = f.prism.rbegin(); it != f.prism.rend(); ++it)
         if (it->second.fits && it->second.accelerator == spec.accelerators.front()) {
           prism_why += fmt::format(
               "; '{}' at {} tokens: dynamic {:.4g} nJ, with TEC {:.4g} nJ (docs/prism.md)",
@@ -99,32 +109,25 @@ void add_claims(report::StudyResult& r, const Run& run, const EnergyStudySpec& s
         }
     }
   }
-  report::Claim& d = r.add_claim("photonic_dynamic", "photonic, dynamic energy per query", "nJ");
-  support::judge(d, seed.photonic_dynamic.si() * kNano, ours("prism_dynamic", ""),
-                 spec.agreement * seed.photonic_dynamic.si() * kNano, "", prism_why);
-  report::Claim& e = r.add_claim("photonic_with_tec", "photonic, with TEC", "nJ");
-  support::judge(e, seed.photonic_with_tec.si() * kNano, ours("prism_with_tec", ""),
-                 spec.agreement * seed.photonic_with_tec.si() * kNano, "", prism_why);
+  run.claim("photonic_dynamic", ours("prism_dynamic", "")).explanation = prism_why;
+  run.claim("photonic_with_tec", ours("prism_with_tec", "")).explanation = prism_why;
 
-  const auto scan = [&](const char* id, const char* text, std::int64_t dims, double seed_j) {
-    report::Claim& g = r.add_claim(id, text, "nJ");
+  for (std::int64_t dims : {128, 32}) {
     const std::string system = fmt::format("gpu_scan_minmax_{}", dims);
-    const Point* p = listed ? find(run, c, system, gpu) : nullptr;
-    support::judge(g, seed_j * kNano, ours(system, gpu), spec.agreement * seed_j * kNano,
-                   fmt::format("the seed's 'full scan' read as a scan of block summaries (min and "
-                               "max, {} dims, {} B each) from HBM",
-                               dims, spec.bytes_per_element),
-                   p == nullptr ? absent
-                                : fmt::format("{}: {:.4g} B x the {} HBM read energy; the seed's "
-                                              "own check is 1024 x 2 x {} x 2 B x 31 pJ/B",
-                                              at, p->bytes, gpu, dims));
-  };
-  scan("gpu_scan_128", "GPU full scan, 128-dim", 128, seed.gpu_scan_128.si());
-  scan("gpu_scan_32", "GPU full scan, 32-dim", 32, seed.gpu_scan_32.si());
+    const Point* p = point(system, gpu);
+    run.claim(fmt::format("gpu_scan_{}", dims), ours(system, gpu),
+              fmt::format("the seed's 'full scan' read as a scan of block summaries (min and "
+                          "max, {} dims, {} B each) from HBM",
+                          dims, spec.bytes_per_element))
+        .explanation = p == nullptr ? absent
+                                    : fmt::format(
+                                          "{}: {:.4g} B x the {} HBM read energy; the seed's "
+                                          "own check is 1024 x 2 x {} x 2 B x 31 pJ/B",
+                                          at, p->bytes, gpu, dims);
+  }
 
-  report::Claim& f = r.add_claim("faiss_ivfpq", "GPU ANN (FAISS IVF-PQ), about", "nJ");
   std::string faiss_why = absent;
-  if (const auto it = run.faiss.find(c); listed && it != run.faiss.end()) {
+  if (const auto it = f.faiss.find(c); listed && it != f.faiss.end()) {
     const FaissTouch& t = it->second;
     faiss_why = fmt::format(
         "{}: {:.4g} B touched per query on the built index (nlist {}, nprobe {}, m {}, {} bits): "
@@ -135,32 +138,22 @@ void add_claims(report::StudyResult& r, const Run& run, const EnergyStudySpec& s
         (t.codes + t.centroids) * (*ours("faiss_ivfpq", gpu)) / t.bytes(), gpu,
         spec.approx_agreement * 100);
   }
-  support::judge(f, seed.faiss_ivfpq.si() * kNano, ours("faiss_ivfpq", gpu),
-                 spec.approx_agreement * seed.faiss_ivfpq.si() * kNano, "", faiss_why);
+  run.claim("faiss_ivfpq", ours("faiss_ivfpq", gpu)).explanation = faiss_why;
 
-  report::Claim& l =
-      r.add_claim("icms_lpddr5", "NVIDIA ICMS (LPDDR5 bandwidth estimate), about", "nJ");
-  support::judge(l, seed.icms_lpddr5.si() * kNano, ours("lpddr5_minmax_128", ""),
-                 spec.approx_agreement * seed.icms_lpddr5.si() * kNano,
-                 "the summaries (min+max, 128 dims) read from LPDDR5",
-                 fmt::format("{} x {:.3g} pJ/B ({}); the seed gives no derivation", at,
-                             spec.lpddr_energy_per_byte.si() * 1e12, spec.lpddr_source));
+  run.claim("icms_lpddr5", ours("lpddr5_minmax_128", ""),
+            "the summaries (min+max, 128 dims) read from LPDDR5")
+      .explanation = fmt::format("{} x {:.3g} pJ/B ({}); the seed gives no derivation", at,
+                                 spec.lpddr_energy_per_byte.si() * 1e12, spec.lpddr_source);
 
-  // "~5 us order": judged as an order of magnitude (within a factor sqrt(10) either way).
-  report::Claim& s = r.add_claim("gpu_scan_latency", "full scan latency on H100, order of", "us");
-  const Point* sp = listed ? find(run, c, "gpu_scan_minmax_128", gpu) : nullptr;
-  s.seed_value = report::SeedValue::point(seed.gpu_scan_latency.si() * kMicro);
+  // "~5 us order": judged as an order of magnitude (within order_decades either way).
+  const Point* sp = point("gpu_scan_minmax_128", gpu);
+  report::Claim& s =
+      run.claim("gpu_scan_latency", sp ? std::optional<double>(sp->latency * kMicro) : std::nullopt,
+                fmt::format("'order' read as within a factor sqrt(10); our kernel launch "
+                            "floor of {:.3g} us (an assumption) dominates",
+                            spec.launch_floor.si() * kMicro));
   s.explanation = absent;
-  if (sp != nullptr) {
-    s.ours = sp->latency * kMicro;
-    const bool same_order = std::abs(std::log10(sp->latency / seed.gpu_scan_latency.si())) <= 0.5;
-    s.verdict =
-        same_order ? report::Verdict::holds_under_conditions : report::Verdict::does_not_hold;
-    if (same_order)
-      s.conditions = fmt::format(
-          "'order' read as within a factor sqrt(10); our kernel launch "
-          "floor of {:.3g} us (an assumption) dominates",
-          spec.launch_floor.si() * kMicro);
+  if (sp != nullptr)
     s.explanation = fmt::format(
         "{}: launch floor {:.3g} us + {:.4g} B / {} HBM bandwidth "
         "({:.3g} us); reading the whole 32 MB KV of SPEC 1.1 instead "
@@ -169,29 +162,65 @@ void add_claims(report::StudyResult& r, const Run& run, const EnergyStudySpec& s
         (sp->latency - spec.launch_floor.si()) * kMicro,
         static_cast<double>(c) * static_cast<double>(spec.workload.head_dim) *
             spec.bytes_per_element / (sp->bytes / (sp->latency - spec.launch_floor.si())) * kMicro);
-  }
 
   // Qualitative: the seed's table implies Prism uses less energy than every alternative.
-  report::Claim& w =
-      r.add_claim("prism_lowest",
-                  "photonic retrieval uses less energy per query than every GPU alternative", "");
-  if (listed && run.prism.at(c).fits) {
+  report::Claim& w = run.qualitative(
+      "prism_lowest", "photonic retrieval uses less energy per query than every GPU alternative");
+  if (listed && f.prism.at(c).fits) {
     std::string loser;
-    const double pe = with_tec(run.prism.at(c).cost);
-    for (const Point& p : run.points)
+    const double pe = with_tec(f.prism.at(c).cost);
+    for (const Point& p : f.points)
       if (p.context == c && p.system.rfind("prism", 0) != 0 && p.energy <= pe)
         loser += fmt::format("{}{} {} {:.4g} nJ", loser.empty() ? "" : ", ", p.system, p.gpu,
                              p.energy * kNano);
     w.verdict = loser.empty() ? report::Verdict::holds : report::Verdict::does_not_hold;
     w.explanation = fmt::format(
         "at {}: Prism {} {:.4g} nJ; {}", at,
-        run.prism.at(c).cost.tec_included ? "with TEC" : "without its TEC (infeasible, left out)",
+        f.prism.at(c).cost.tec_included ? "with TEC" : "without its TEC (infeasible, left out)",
         pe * kNano,
         loser.empty() ? "every alternative uses more (table per_query)"
                       : "these use less or the same: " + loser);
   } else {
-    w.explanation = listed ? run.prism.at(c).reason : absent;
+    w.explanation = listed ? f.prism.at(c).reason : absent;
   }
+}
+
+namespace {
+
+// A seed energy in nJ judged within `tolerance` (relative) of the spec.
+ClaimRule<EnergyStudySpec, Seed> energy_rule(std::string id, std::string text, Energy Seed::*field,
+                                             double EnergyStudySpec::*tolerance) {
+  return {.id = std::move(id),
+          .unit = "nJ",
+          .tolerance = tolerance,
+          .text = [text = std::move(text)](const Seed&) { return text; },
+          .seed = [field](const Seed& s) { return SeedValue::point((s.*field).si() * kNano); }};
+}
+
+}  // namespace
+
+std::vector<ClaimRule<EnergyStudySpec, Seed>> claim_rules() {
+  const auto exact = &EnergyStudySpec::agreement, approx = &EnergyStudySpec::approx_agreement;
+  return {
+      energy_rule("photonic_dynamic", "photonic, dynamic energy per query", &Seed::photonic_dynamic,
+                  exact),
+      energy_rule("photonic_with_tec", "photonic, with TEC", &Seed::photonic_with_tec, exact),
+      energy_rule("gpu_scan_128", "GPU full scan, 128-dim", &Seed::gpu_scan_128, exact),
+      energy_rule("gpu_scan_32", "GPU full scan, 32-dim", &Seed::gpu_scan_32, exact),
+      energy_rule("faiss_ivfpq", "GPU ANN (FAISS IVF-PQ), about", &Seed::faiss_ivfpq, approx),
+      energy_rule("icms_lpddr5", "NVIDIA ICMS (LPDDR5 bandwidth estimate), about",
+                  &Seed::icms_lpddr5, approx),
+      {.id = "gpu_scan_latency",
+       .unit = "us",
+       .comparison = Comparison::same_order,
+       .tolerance = &EnergyStudySpec::order_decades,
+       .text = [](const Seed&) { return "full scan latency on H100, order of"; },
+       .seed = [](const Seed& s) { return SeedValue::point(s.gpu_scan_latency.si() * kMicro); }},
+      {.id = "soi_power_ratio",
+       .unit = "x",
+       .tolerance = exact,
+       .text = [](const Seed&) { return "total system power of TFLN is lower than SOI's by"; },
+       .seed = [](const Seed& s) { return SeedValue::point(s.soi_power_ratio); }}};
 }
 
 }  // namespace lightsim::studies::energy_detail

@@ -86,6 +86,9 @@ void EnergyStudySpec::describe(config::Schema<EnergyStudySpec>& s) {
   s.field("approx_agreement", &EnergyStudySpec::approx_agreement,
           "relative band around a seed figure printed with '~'")
       .range(0.0, 10.0);
+  s.field("order_decades", &EnergyStudySpec::order_decades,
+          "decades either way within which an 'order of' figure holds (0.5: a factor sqrt(10))")
+      .range(0.0, 3.0);
   s.rule([](const EnergyStudySpec& e) -> std::optional<std::string> {
     if (std::find(e.gpus.begin(), e.gpus.end(), e.chart_gpu) == e.gpus.end())
       return fmt::format("chart_gpu '{}' is not among gpus", e.chart_gpu);

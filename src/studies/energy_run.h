@@ -8,10 +8,13 @@
 
 #include "lightsim/report/result.h"
 #include "lightsim/studies/energy.h"
+#include "lightsim/studies/runner.h"
 
 namespace lightsim::studies::energy_detail {
 
 inline constexpr double kNano = 1e9, kMicro = 1e6;
+
+using EnergyRun = Run<EnergyStudySpec, EnergySeedReference>;
 
 // One system's figure at one context (energy J, latency s, bytes B; gpu "" for Prism/LPDDR5).
 struct Point {
@@ -26,21 +29,21 @@ inline double with_tec(const prism::CostReport& c) {
   return c.dynamic_energy + c.tec_over_latency;
 }
 
-struct Run {
+struct Figures {
   std::vector<Point> points;
   std::map<std::int64_t, PrismAtContext> prism;
   std::map<std::int64_t, FaissTouch> faiss;
 };
 
 // The point of `system` on `gpu` ("" for Prism and LPDDR5) at `context`; null when absent.
-const Point* find(const Run& run, std::int64_t context, const std::string& system,
+const Point* find(const Figures& f, std::int64_t context, const std::string& system,
                   const std::string& gpu);
 
 // TFLN vs SOI system power (table `power`, claim soi_power_ratio).
-void add_power(report::StudyResult& r, const EnergyStudySpec& spec, const config::LoadOptions& load,
-               const EnergySeedReference& seed);
+void add_power(EnergyRun& run);
 // The seed's table row by row at the seed's context (the chart GPU for the GPU rows).
-void add_claims(report::StudyResult& r, const Run& run, const EnergyStudySpec& spec,
-                const EnergySeedReference& seed);
+void add_claims(EnergyRun& run, const Figures& f);
+// The claim rules: every figure of configs/references/energy_seed.yaml.
+std::vector<ClaimRule<EnergyStudySpec, EnergySeedReference>> claim_rules();
 
 }  // namespace lightsim::studies::energy_detail

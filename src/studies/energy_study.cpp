@@ -13,16 +13,16 @@
 #include "lightsim/kv/blocks.h"
 #include "lightsim/studies/energy.h"
 #include "lightsim/studies/system.h"
-#include "support.h"
 
 namespace lightsim::studies {
 namespace {
 
+using energy_detail::EnergyRun;
+using energy_detail::Figures;
 using energy_detail::find;
 using energy_detail::kMicro;
 using energy_detail::kNano;
 using energy_detail::Point;
-using energy_detail::Run;
 using energy_detail::with_tec;
 
 struct Gpu {
@@ -48,10 +48,21 @@ std::string summary_name(int summaries) {
   return summaries == 2 ? "minmax" : "mean";
 }
 
-void add_prism_rows(Table& t, std::int64_t context, std::int64_t blocks, const PrismAtContext& p) {
+void add_prism_row(EnergyRun& run, std::int64_t context, std::int64_t blocks,
+                   const PrismAtContext& p) {
   if (!p.fits) {
-    t.add_row({context, blocks, std::string("-"), std::int64_t{0}, std::int64_t{0}, 0.0, 0.0, 0.0,
-               0.0, false, false, p.reason});
+    run.add_row("prism", {{"context", context},
+                          {"blocks", blocks},
+                          {"accelerator", std::string("-")},
+                          {"passes", std::int64_t{0}},
+                          {"chips", std::int64_t{0}},
+                          {"dynamic_energy", 0.0},
+                          {"energy_with_tec", 0.0},
+                          {"total_energy_full_rate", 0.0},
+                          {"latency", 0.0},
+                          {"fits", false},
+                          {"feasible", false},
+                          {"note", p.reason}});
     return;
   }
   const prism::CostReport& c = p.cost;
@@ -63,41 +74,50 @@ void add_prism_rows(Table& t, std::int64_t context, std::int64_t blocks, const P
   if (!c.tec_included)
     note += (note.empty() ? "" : "; ") +
             ("TEC infeasible, left out (energy_with_tec = dynamic): " + c.thermal.reason);
-  t.add_row({context, blocks, p.accelerator, std::int64_t{c.timeline.passes},
-             std::int64_t{c.timeline.chips}, c.dynamic_energy * kNano, with_tec(c) * kNano,
-             c.total_energy * kNano, c.timeline.latency * kNano, true,
-             c.feasibility.feasible && c.thermal.feasible, note});
+  run.add_row("prism", {{"context", context},
+                        {"blocks", blocks},
+                        {"accelerator", p.accelerator},
+                        {"passes", std::int64_t{c.timeline.passes}},
+                        {"chips", std::int64_t{c.timeline.chips}},
+                        {"dynamic_energy", c.dynamic_energy * kNano},
+                        {"energy_with_tec", with_tec(c) * kNano},
+                        {"total_energy_full_rate", c.total_energy * kNano},
+                        {"latency", c.timeline.latency * kNano},
+                        {"fits", true},
+                        {"feasible", c.feasibility.feasible && c.thermal.feasible},
+                        {"note", note}});
 }
 
-Run evaluate(const EnergyStudySpec& spec,
-             const std::vector<std::pair<std::string, prism::AcceleratorSpec>>& accels,
-             const std::vector<Gpu>& gpus, report::StudyResult& r, Context& ctx) {
-  Run run;
-  Table& prism_t = r.add_table("prism", "Prism per query at each context (cost model)",
-                               {{"context", "tokens"},
-                                {"blocks", ""},
-                                {"accelerator", ""},
-                                {"passes", ""},
-                                {"chips", ""},
-                                {"dynamic_energy", "nJ"},
-                                {"energy_with_tec", "nJ"},
-                                {"total_energy_full_rate", "nJ"},
-                                {"latency", "ns"},
-                                {"fits", ""},
-                                {"feasible", ""},
-                                {"note", ""}});
+// Prism, the GPU scans and the LPDDR5 read at every context (table `prism`, points).
+void add_scans(EnergyRun& run,
+               const std::vector<std::pair<std::string, prism::AcceleratorSpec>>& accels,
+               const std::vector<Gpu>& gpus, Figures& f) {
+  const EnergyStudySpec& spec = run.spec;
+  run.table("prism", "Prism per query at each context (cost model)",
+            {{"context", "tokens"},
+             {"blocks", ""},
+             {"accelerator", ""},
+             {"passes", ""},
+             {"chips", ""},
+             {"dynamic_energy", "nJ"},
+             {"energy_with_tec", "nJ"},
+             {"total_energy_full_rate", "nJ"},
+             {"latency", "ns"},
+             {"fits", ""},
+             {"feasible", ""},
+             {"note", ""}});
   for (std::int64_t context : spec.contexts) {
     const std::int64_t blocks = (context + spec.block_tokens - 1) / spec.block_tokens;
     const PrismAtContext p = prism_at(blocks, accels);
-    add_prism_rows(prism_t, context, blocks, p);
+    add_prism_row(run, context, blocks, p);
     if (p.fits) {
-      run.points.push_back(
+      f.points.push_back(
           {context, "prism_dynamic", "", 0, p.cost.dynamic_energy, p.cost.timeline.latency});
       if (p.cost.tec_included)  // an infeasible TEC is not a figure (prism/cost.h)
-        run.points.push_back(
+        f.points.push_back(
             {context, "prism_with_tec", "", 0, with_tec(p.cost), p.cost.timeline.latency});
     }
-    run.prism.emplace(context, p);
+    f.prism.emplace(context, p);
     for (int summaries : {2, 1})
       for (std::int64_t dims : spec.summary_dims) {
         const double bytes = summary_bytes(blocks, summaries, dims, spec.bytes_per_element);
@@ -105,34 +125,39 @@ Run evaluate(const EnergyStudySpec& spec,
         for (const Gpu& g : gpus) {
           const MemoryRead m = memory_read(bytes, g.spec.hbm_energy_per_byte->si(),
                                            g.spec.hbm_bandwidth.si(), spec.launch_floor.si());
-          run.points.push_back({context, "gpu_scan_" + kind, g.name, bytes, m.energy, m.latency});
+          f.points.push_back({context, "gpu_scan_" + kind, g.name, bytes, m.energy, m.latency});
         }
         const MemoryRead l = memory_read(bytes, spec.lpddr_energy_per_byte.si(),
                                          spec.lpddr_bandwidth.si(), spec.launch_floor.si());
-        run.points.push_back({context, "lpddr5_" + kind, "", bytes, l.energy, l.latency});
+        f.points.push_back({context, "lpddr5_" + kind, "", bytes, l.energy, l.latency});
       }
   }
-  Table& faiss_t = r.add_table("faiss",
-                               fmt::format("FAISS IVF-PQ bytes touched per query (measured; "
-                                           "contexts up to faiss_max_context = {})",
-                                           spec.faiss_max_context),
-                               {{"context", "tokens"},
-                                {"vectors", ""},
-                                {"nlist", ""},
-                                {"nprobe", ""},
-                                {"pq_m", ""},
-                                {"pq_nbits", ""},
-                                {"codes", "B"},
-                                {"centroids", "B"},
-                                {"codebook", "B"},
-                                {"bytes", "B"}});
+}
+
+// FAISS IVF-PQ bytes touched per query, measured on a built index (table `faiss`, points).
+void add_faiss(EnergyRun& run, const std::vector<Gpu>& gpus, Figures& f) {
+  const EnergyStudySpec& spec = run.spec;
+  run.table("faiss",
+            fmt::format("FAISS IVF-PQ bytes touched per query (measured; contexts up to "
+                        "faiss_max_context = {})",
+                        spec.faiss_max_context),
+            {{"context", "tokens"},
+             {"vectors", ""},
+             {"nlist", ""},
+             {"nprobe", ""},
+             {"pq_m", ""},
+             {"pq_nbits", ""},
+             {"codes", "B"},
+             {"centroids", "B"},
+             {"codebook", "B"},
+             {"bytes", "B"}});
   for (std::int64_t context : spec.contexts) {
     if (context > spec.faiss_max_context) continue;  // said in the claims and docs
-    ctx.throw_if_cancelled(fmt::format("energy study (FAISS at {} tokens)", context));
+    run.ctx.throw_if_cancelled(fmt::format("energy study (FAISS at {} tokens)", context));
     kv::KvGeneratorSpec w = spec.workload;
     w.tokens = context;
     w.steps = spec.query_steps;
-    const kv::KvCache cache = kv::generate_kv_cache(w, ctx);
+    const kv::KvCache cache = kv::generate_kv_cache(w, run.ctx);
     const kv::HeadView head = cache.head(0, 0);
     const kv::BlockLayout layout(head.tokens,
                                  {.block_tokens = static_cast<std::size_t>(spec.block_tokens)});
@@ -141,44 +166,58 @@ Run evaluate(const EnergyStudySpec& spec,
     for (std::size_t g = 0; g < head.group; ++g)
       for (std::size_t s = 0; s < head.steps; ++s)
         queries.insert(queries.end(), head.query(g, s), head.query(g, s) + head.head_dim);
-    const FaissTouch f =
+    const FaissTouch t =
         faiss_bytes_touched(means.data(), layout.blocks(), head.head_dim, queries.data(),
-                            queries.size() / head.head_dim, spec.faiss, ctx.seed());
-    run.faiss.emplace(context, f);
-    faiss_t.add_row({context, static_cast<std::int64_t>(layout.blocks()),
-                     static_cast<std::int64_t>(f.nlist), static_cast<std::int64_t>(f.nprobe),
-                     static_cast<std::int64_t>(f.pq_m), static_cast<std::int64_t>(f.pq_nbits),
-                     f.codes, f.centroids, f.codebook, f.bytes()});
+                            queries.size() / head.head_dim, spec.faiss, run.ctx.seed());
+    f.faiss.emplace(context, t);
+    run.add_row("faiss", {{"context", context},
+                          {"vectors", static_cast<std::int64_t>(layout.blocks())},
+                          {"nlist", static_cast<std::int64_t>(t.nlist)},
+                          {"nprobe", static_cast<std::int64_t>(t.nprobe)},
+                          {"pq_m", static_cast<std::int64_t>(t.pq_m)},
+                          {"pq_nbits", static_cast<std::int64_t>(t.pq_nbits)},
+                          {"codes", t.codes},
+                          {"centroids", t.centroids},
+                          {"codebook", t.codebook},
+                          {"bytes", t.bytes()}});
     for (const Gpu& g : gpus) {
-      const MemoryRead m = memory_read(f.bytes(), g.spec.hbm_energy_per_byte->si(),
+      const MemoryRead m = memory_read(t.bytes(), g.spec.hbm_energy_per_byte->si(),
                                        g.spec.hbm_bandwidth.si(), spec.launch_floor.si());
-      run.points.push_back({context, "faiss_ivfpq", g.name, f.bytes(), m.energy, m.latency});
+      f.points.push_back({context, "faiss_ivfpq", g.name, t.bytes(), m.energy, m.latency});
     }
   }
-  Table& t = r.add_table("per_query", "Energy and latency per query (one KV head, one step)",
-                         {{"context", "tokens"},
-                          {"system", ""},
-                          {"gpu", ""},
-                          {"bytes", "B"},
-                          {"energy", "nJ"},
-                          {"latency", "us"}});
-  for (const Point& p : run.points)
-    t.add_row({p.context, p.system, p.gpu, p.bytes, p.energy * kNano, p.latency * kMicro});
-  return run;
+}
+
+void add_per_query(EnergyRun& run, const Figures& f) {
+  run.table("per_query", "Energy and latency per query (one KV head, one step)",
+            {{"context", "tokens"},
+             {"system", ""},
+             {"gpu", ""},
+             {"bytes", "B"},
+             {"energy", "nJ"},
+             {"latency", "us"}});
+  for (const Point& p : f.points)
+    run.add_row("per_query", {{"context", p.context},
+                              {"system", p.system},
+                              {"gpu", p.gpu},
+                              {"bytes", p.bytes},
+                              {"energy", p.energy * kNano},
+                              {"latency", p.latency * kMicro}});
 }
 
 // The smallest context from which Prism uses less energy than `alt` at every larger context of
 // the run (0 = never).
-void add_crossovers(report::StudyResult& r, const Run& run, const EnergyStudySpec& spec) {
-  Table& t = r.add_table("crossover", "Context from which Prism uses less energy per query",
-                         {{"prism", ""},
-                          {"alternative", ""},
-                          {"gpu", ""},
-                          {"crossover", ""},
-                          {"crossover_tokens", "tokens"},
-                          {"reason", ""}});
+void add_crossovers(EnergyRun& run, const Figures& f) {
+  const EnergyStudySpec& spec = run.spec;
+  run.table("crossover", "Context from which Prism uses less energy per query",
+            {{"prism", ""},
+             {"alternative", ""},
+             {"gpu", ""},
+             {"crossover", ""},
+             {"crossover_tokens", "tokens"},
+             {"reason", ""}});
   std::vector<std::pair<std::string, std::string>> alternatives;
-  for (const Point& p : run.points)
+  for (const Point& p : f.points)
     if (p.system.rfind("prism", 0) != 0 && p.context == spec.contexts.front())
       alternatives.emplace_back(p.system, p.gpu);
   for (const std::string prism : {"prism_dynamic", "prism_with_tec"})
@@ -186,10 +225,10 @@ void add_crossovers(report::StudyResult& r, const Run& run, const EnergyStudySpe
       std::int64_t from = 0;
       std::string why;
       for (auto it = spec.contexts.rbegin(); it != spec.contexts.rend(); ++it) {
-        const Point* a = find(run, *it, alt, gpu);
-        const Point* p = find(run, *it, prism, "");
+        const Point* a = find(f, *it, alt, gpu);
+        const Point* p = find(f, *it, prism, "");
         if (p == nullptr) {
-          why = fmt::format("Prism does not fit {} tokens: {}", *it, run.prism.at(*it).reason);
+          why = fmt::format("Prism does not fit {} tokens: {}", *it, f.prism.at(*it).reason);
           break;
         }
         if (a == nullptr || p->energy >= a->energy) {
@@ -206,65 +245,74 @@ void add_crossovers(report::StudyResult& r, const Run& run, const EnergyStudySpe
         why = "Prism uses less energy at every context of the run";
       else if (from != 0)
         why += " (below this context)";
-      t.add_row({prism, alt, gpu, label, from, why});
+      run.add_row("crossover", {{"prism", prism},
+                                {"alternative", alt},
+                                {"gpu", gpu},
+                                {"crossover", label},
+                                {"crossover_tokens", from},
+                                {"reason", why}});
     }
 }
 
-void add_chart(report::StudyResult& r, const EnergyStudySpec& spec) {
-  Json chart = Json::parse(R"json({
-    "mark": {"type": "line", "point": true},
-    "encoding": {
-      "x": {"field": "context", "type": "quantitative", "scale": {"type": "log"},
-            "title": "context (tokens)"},
-      "y": {"field": "energy", "type": "quantitative", "scale": {"type": "log"},
-            "title": "energy per query (nJ)"},
-      "color": {"field": "system", "type": "nominal"},
-      "tooltip": [{"field": "system"}, {"field": "gpu"}, {"field": "context"},
-                  {"field": "energy", "format": ".4g", "title": "nJ"},
-                  {"field": "latency", "format": ".4g", "title": "us"}]
-    }
-  })json");
-  chart["transform"] = Json::array(
-      {{{"filter", fmt::format("datum.gpu == '' || datum.gpu == '{}'", spec.chart_gpu)}}});
-  r.add_chart(fmt::format("Energy per query vs context (log-log; GPU lines on {})", spec.chart_gpu),
-              "per_query", chart);
+void add_chart(EnergyRun& run) {
+  const std::string& gpu = run.spec.chart_gpu;
+  Chart c{.title = fmt::format("Energy per query vs context (log-log; GPU lines on {})", gpu),
+          .table = "per_query",
+          .mark = Mark::line_points,
+          .filters = {fmt::format("datum.gpu == '' || datum.gpu == '{}'", gpu)}};
+  c.x = Channel{.field = "context",
+                .type = "quantitative",
+                .title = "context (tokens)",
+                .scale = {.type = "log"}};
+  c.y = Channel{.field = "energy",
+                .type = "quantitative",
+                .title = "energy per query (nJ)",
+                .scale = {.type = "log"}};
+  c.color = Channel{.field = "system", .type = "nominal"};
+  c.tooltip = {tip("system"), tip("gpu"), tip("context"), tip("energy", ".4g", "nJ"),
+               tip("latency", ".4g", "us")};
+  run.chart(c);
+}
+
+void evaluate(EnergyRun& run) {
+  std::vector<std::pair<std::string, prism::AcceleratorSpec>> accels;
+  for (const std::string& name : run.spec.accelerators)
+    accels.emplace_back(name, prism::load_accelerator(name, run.presets));
+  const std::vector<Gpu> gpus = load_gpus(run.spec, run.presets);
+  Figures f;
+  add_scans(run, accels, gpus, f);
+  add_faiss(run, gpus, f);
+  add_per_query(run, f);
+  energy_detail::add_claims(run, f);
+  energy_detail::add_power(run);
+  add_crossovers(run, f);
+  add_chart(run);
 }
 
 }  // namespace
 
 namespace energy_detail {
 
-const Point* find(const Run& run, std::int64_t context, const std::string& system,
+const Point* find(const Figures& f, std::int64_t context, const std::string& system,
                   const std::string& gpu) {
-  for (const Point& p : run.points)
+  for (const Point& p : f.points)
     if (p.context == context && p.system == system && p.gpu == gpu) return &p;
   return nullptr;
 }
 
 }  // namespace energy_detail
 
-report::StudyResult run_energy_study(const StudyInput& in, Context& ctx) {
-  const auto spec = config::read_spec<EnergyStudySpec>(in.document, in.load);
-  config::LoadOptions plain = in.load;  // --set applies to the study's config only
-  plain.assignments.clear();
-  const auto seed = support::load_reference<EnergySeedReference>("energy_seed", in.load);
-  std::vector<std::pair<std::string, prism::AcceleratorSpec>> accels;
-  for (const std::string& name : spec.accelerators)
-    accels.emplace_back(name, prism::load_accelerator(name, plain));
-  const std::vector<Gpu> gpus = load_gpus(spec, plain);
-
-  report::StudyResult r;
-  r.study = in.name;
-  r.title = "Energy and latency per block-selection query (one KV head, one decode step)";
-  r.spec_section = "SPEC 1.1, 1.6";
-  r.seed = ctx.seed();
-  r.config = config::to_yaml(in.document);
-  const Run run = evaluate(spec, accels, gpus, r, ctx);
-  energy_detail::add_claims(r, run, spec, seed);
-  energy_detail::add_power(r, spec, plain, seed);
-  add_crossovers(r, run, spec);
-  add_chart(r, spec);
-  return r;
+void add_energy_study(Registry& registry) {
+  add_study(registry,
+            Definition<EnergyStudySpec, EnergySeedReference>{
+                .name = "energy",
+                .help = "energy and latency per query: Prism vs GPU scan, FAISS, LPDDR5 (SPEC 1.6)",
+                .title = "Energy and latency per block-selection query (one KV head, one decode "
+                         "step)",
+                .spec_section = "SPEC 1.1, 1.6",
+                .reference = "references/energy_seed.yaml",
+                .claims = energy_detail::claim_rules(),
+                .evaluate = evaluate});
 }
 
 }  // namespace lightsim::studies

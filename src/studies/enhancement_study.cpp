@@ -1,7 +1,7 @@
 // The `enhancement` study: Monte-Carlo voting and QAT at 4-bit weights (compensation.h).
 #include <array>
 #include <cmath>
-#include <filesystem>
+#include <numeric>
 
 #include <fmt/format.h>
 
@@ -11,6 +11,7 @@
 #include "lightsim/prism/selection_eval.h"
 #include "lightsim/prism/voting.h"
 #include "lightsim/studies/compensation.h"
+#include "lightsim/studies/runner.h"
 #include "studies/compensation_common.h"
 
 namespace lightsim::studies {
@@ -47,6 +48,9 @@ void EnhancementStudySpec::describe(config::Schema<EnhancementStudySpec>& s) {
           "local drift of the `static` condition (per ring, constant over votes)")
       .min("0 pm");
   s.field("qat", &EnhancementStudySpec::qat, "quantization-aware training settings");
+  s.field("tolerance", &EnhancementStudySpec::tolerance,
+          "absolute Recall@32 difference from the seed's figure within which a claim holds")
+      .range(0.0, 1.0);
   s.rule([](const EnhancementStudySpec& v) -> std::optional<std::string> {
     if (v.votes.empty()) return std::string("votes must list at least one M");
     for (std::int64_t m : v.votes)
@@ -89,6 +93,9 @@ struct Sums {
   }
 };
 
+using Seed = CompensationSeedReference;
+using EnhancementRun = Run<EnhancementStudySpec, Seed>;
+
 std::size_t index_of(const std::vector<std::int64_t>& votes, std::int64_t m, std::size_t fallback) {
   for (std::size_t i = 0; i < votes.size(); ++i)
     if (votes[i] == m) return i;
@@ -99,17 +106,16 @@ std::string verdict_note(double ours, double seed) {
   return fmt::format("ours {:.3f} vs seed {:.3f} ({:+.3f})", ours, seed, ours - seed);
 }
 
-void add_enhancement_claims(report::StudyResult& r, const EnhancementStudySpec& spec,
-                            const CompensationSeedReference& seed,
-                            const std::vector<std::vector<Sums>>& mean, const double proj_mass[3],
-                            const std::vector<std::array<double, 2>>& losses) {
+void add_claims(EnhancementRun& run, const std::vector<std::vector<Sums>>& mean,
+                const double proj_mass[3], const std::vector<std::array<double, 2>>& losses) {
+  const EnhancementStudySpec& spec = run.spec;
+  const Seed& seed = run.seed;
   std::size_t imax = 0;
   for (std::size_t i = 0; i < spec.votes.size(); ++i)
     if (spec.votes[i] > spec.votes[imax]) imax = i;
   const std::size_t i1 = index_of(spec.votes, 1, 0), iv = index_of(spec.votes, seed.votes, imax);
   const Sums& single = mean[0][i1];
   const Sums& voted = mean[0][iv];
-  const auto within = [](double a, double b) { return std::abs(a - b) <= 0.05; };
   const std::string no_source = fmt::format(
       "The seed's {} -> {} has no traceable source (SPEC section 3): no script or table of the "
       "PRISM code produces it, so it is printed only for comparison. ",
@@ -117,80 +123,71 @@ void add_enhancement_claims(report::StudyResult& r, const EnhancementStudySpec& 
   const std::string truth =
       "Recall@k here is against the exact projected top-k (hardware-only truth, as the seed's "
       "recall); the end-to-end figures are in the voting table. ";
-  {
-    report::Claim& c = r.add_claim("single_evaluation_recall",
-                                   fmt::format("{}-bit Recall@32 of one evaluation is {}",
-                                               seed.weight_bits, seed.recall32_single),
-                                   "");
-    c.seed_value = report::SeedValue::point(seed.recall32_single);
-    c.ours = single.recall_hw;
-    c.verdict = within(single.recall_hw, seed.recall32_single) ? report::Verdict::holds
-                                                               : report::Verdict::does_not_hold;
-    c.explanation =
-        no_source + truth +
-        fmt::format(
-            "At {} bits with the configured detection chain one evaluation "
-            "reaches {:.3f}; the noise condition (NEP raised to the stress level) gives "
-            "{:.3f}, the static condition (errors held over the votes) {:.3f}. {}",
-            spec.weight_bits, single.recall_hw, mean[1][i1].recall_hw, mean[2][i1].recall_hw,
-            verdict_note(single.recall_hw, seed.recall32_single));
+  // The seed's figures are at its weight bits: at other bits ours is shown, not compared.
+  const std::string other_bits =
+      spec.weight_bits == seed.weight_bits
+          ? std::string()
+          : fmt::format("Not comparable: this run is at {}-bit weights, the seed's figure at {}. ",
+                        spec.weight_bits, seed.weight_bits);
+  const auto compared = [&](report::Claim& c) -> report::Claim& {
+    if (!other_bits.empty()) c.verdict = report::Verdict::not_comparable;
+    return c;
+  };
+  compared(run.claim("single_evaluation_recall", single.recall_hw)).explanation =
+      other_bits + no_source + truth +
+      fmt::format(
+          "At {} bits with the configured detection chain one evaluation "
+          "reaches {:.3f}; the noise condition (NEP raised to the stress level) gives "
+          "{:.3f}, the static condition (errors held over the votes) {:.3f}. {}",
+          spec.weight_bits, single.recall_hw, mean[1][i1].recall_hw, mean[2][i1].recall_hw,
+          verdict_note(single.recall_hw, seed.recall32_single));
+  compared(run.claim("voted_recall", voted.recall_hw)).explanation =
+      other_bits + no_source + truth +
+      fmt::format(
+          "With M = {} votes: as configured {:.3f} -> {:.3f}; noise-limited {:.3f} -> "
+          "{:.3f} (voting averages the per-vote noise away); static-limited {:.3f} -> "
+          "{:.3f} (quantization, calibration residual, drift and crosstalk are the "
+          "same in every vote, so the votes agree on the same errors). The votes cost "
+          "M x the dynamic energy and latency (voting table). {}",
+          spec.votes[iv], single.recall_hw, voted.recall_hw, mean[1][i1].recall_hw,
+          mean[1][iv].recall_hw, mean[2][i1].recall_hw, mean[2][iv].recall_hw,
+          verdict_note(voted.recall_hw, seed.recall32_voted));
+  double first = 0, lastl = 0;
+  for (const auto& l : losses) {
+    first += l[0] / static_cast<double>(losses.size());
+    lastl += l[1] / static_cast<double>(losses.size());
   }
-  {
-    report::Claim& c = r.add_claim("voted_recall",
-                                   fmt::format("{} Monte-Carlo votes raise {}-bit Recall@32 to {}",
-                                               seed.votes, seed.weight_bits, seed.recall32_voted),
-                                   "");
-    c.seed_value = report::SeedValue::point(seed.recall32_voted);
-    c.ours = voted.recall_hw;
-    c.verdict = within(voted.recall_hw, seed.recall32_voted) ? report::Verdict::holds
-                                                             : report::Verdict::does_not_hold;
-    c.explanation =
-        no_source + truth +
-        fmt::format(
-            "With M = {} votes: as configured {:.3f} -> {:.3f}; noise-limited {:.3f} -> "
-            "{:.3f} (voting averages the per-vote noise away); static-limited {:.3f} -> "
-            "{:.3f} (quantization, calibration residual, drift and crosstalk are the "
-            "same in every vote, so the votes agree on the same errors). The votes cost "
-            "M x the dynamic energy and latency (voting table). {}",
-            spec.votes[iv], single.recall_hw, voted.recall_hw, mean[1][i1].recall_hw,
-            mean[1][iv].recall_hw, mean[2][i1].recall_hw, mean[2][iv].recall_hw,
-            verdict_note(voted.recall_hw, seed.recall32_voted));
-  }
-  {
-    double first = 0, lastl = 0;
-    for (const auto& l : losses) {
-      first += l[0] / static_cast<double>(losses.size());
-      lastl += l[1] / static_cast<double>(losses.size());
-    }
-    report::Claim& c = r.add_claim(
-        "qat_mass_recall",
-        "quantization-aware training (straight-through estimator) compensates low-precision "
-        "weights",
-        "");
-    c.ours = proj_mass[2];
-    const bool beats_pca = proj_mass[2] >= proj_mass[1];
-    c.verdict =
-        beats_pca ? report::Verdict::holds_under_conditions : report::Verdict::does_not_hold;
-    if (beats_pca)
-      c.conditions = fmt::format(
-          "{}-bit weights, held-out decode queries of the synthetic "
-          "workload, QAT initialised from PCA",
-          spec.weight_bits);
-    c.explanation = fmt::format(
-        "Held-out mass recall@{}: QAT {:.4f}, PCA {:.4f}, random {:.4f} (training loss {:.4f} "
-        "-> {:.4f}). The seed gives no figure for QAT alone.",
-        spec.top_k, proj_mass[2], proj_mass[1], proj_mass[0], first, lastl);
-  }
+  // Qualitative (the seed gives no figure for QAT alone): QAT at least matches PCA.
+  report::Claim& c = run.qualitative("qat_mass_recall",
+                                     "quantization-aware training (straight-through estimator) "
+                                     "compensates low-precision weights");
+  c.ours = proj_mass[2];
+  const bool beats_pca = proj_mass[2] >= proj_mass[1];
+  c.verdict = beats_pca ? report::Verdict::holds_under_conditions : report::Verdict::does_not_hold;
+  if (beats_pca)
+    c.conditions = fmt::format(
+        "{}-bit weights, held-out decode queries of the synthetic "
+        "workload, QAT initialised from PCA",
+        spec.weight_bits);
+  c.explanation = fmt::format(
+      "Held-out mass recall@{}: QAT {:.4f}, PCA {:.4f}, random {:.4f} (training loss {:.4f} "
+      "-> {:.4f}). The seed gives no figure for QAT alone.",
+      spec.top_k, proj_mass[2], proj_mass[1], proj_mass[0], first, lastl);
 }
 
-}  // namespace
+// One head's figures: voting sums [condition * votes], projections [random, pca, qat] and
+// the QAT training loss (first, last).
+struct HeadFigures {
+  std::vector<Sums> votes, projections;
+  std::array<double, 2> loss{0, 0};
+};
 
-report::StudyResult run_enhancement_study(const StudyInput& in, Context& ctx) {
-  const auto spec = config::read_spec<EnhancementStudySpec>(in.document, in.load);
-  const CompensationSeedReference seed = load_compensation_seed(in.load);
+void evaluate(EnhancementRun& run) {
+  const EnhancementStudySpec& spec = run.spec;
+  Context& ctx = run.ctx;
   const CompensationSetup setup(
       spec.workload, block_options(spec.block_tokens, spec.sink_tokens, spec.recent_tokens),
-      spec.top_k, in.config_file, ctx);
+      spec.top_k, run.config_file, ctx);
   const kv::KvGeometry& g = setup.cache.geometry();
   const std::size_t k = setup.k;
   const std::vector<Condition> conds = conditions(spec);
@@ -198,12 +195,10 @@ report::StudyResult run_enhancement_study(const StudyInput& in, Context& ctx) {
   const HeldOutSplit split = split_steps(g.steps);
   const prism::QatOptions qat = qat_options(spec.qat, conds[0].acc, ctx.seed());
 
-  // Per head: voting sums [condition][M], and the projection comparison [random, pca, qat].
-  std::vector<std::vector<Sums>> vote_sums(heads, std::vector<Sums>(nc * nm));
-  std::vector<std::vector<Sums>> proj_sums(heads, std::vector<Sums>(3));
-  std::vector<std::array<double, 2>> losses(heads);
-  parallel_for(ctx, heads, [&](std::size_t h) {
-    ctx.throw_if_cancelled("enhancement study");
+  std::vector<std::size_t> head_ids(heads);
+  std::iota(head_ids.begin(), head_ids.end(), std::size_t{0});
+  const std::vector<HeadFigures> per_head = run.map(head_ids, [&](std::size_t h) {
+    HeadFigures f{std::vector<Sums>(nc * nm), std::vector<Sums>(3)};
     const HeadSetup hs =
         head_setup(setup, h, split.test, conds[0].acc.device.grid.channels, ctx.seed());
     const HeadTruth& truth = hs.truth;
@@ -213,74 +208,126 @@ report::StudyResult run_enhancement_study(const StudyInput& in, Context& ctx) {
         prism::AcceleratorSpec a = conds[c].acc;
         a.selection.votes = static_cast<int>(spec.votes[m]);
         truth.accumulate(a, pca, hs.index, k, [&](const auto& hw, const auto& e2e) {
-          vote_sums[h][c * nm + m].add(hw, e2e);
+          f.votes[c * nm + m].add(hw, e2e);
         });
       }
     const TrainedProjections p =
         train_projections(hs.head, setup.layout, split, pca, qat, ctx, hs.index);
-    losses[h] = {p.loss_first, p.loss_last};
+    f.loss = {p.loss_first, p.loss_last};
     const kv::ProjectionMatrix* ps[3] = {&p.random, &pca, &p.qat};
     for (std::size_t i = 0; i < 3; ++i)
       truth.accumulate(conds[0].acc, *ps[i], hs.index, k,
-                       [&](const auto& hw, const auto& e2e) { proj_sums[h][i].add(hw, e2e); });
+                       [&](const auto& hw, const auto& e2e) { f.projections[i].add(hw, e2e); });
+    return f;
   });
 
   const double n = static_cast<double>(heads * split.test.size());
-  report::StudyResult r;
-  r.study = "enhancement";
-  r.title = fmt::format("Monte-Carlo voting and QAT at {}-bit weights", spec.weight_bits);
-  r.spec_section = "SPEC 1.5";
-  r.seed = ctx.seed();
-  r.config = config::to_yaml(in.document);
   const prism::CostReport cost = prism::cost(conds[0].acc);
-  Table& t = r.add_table("voting", "Recall@k versus Monte-Carlo votes (held-out decode queries)",
-                         {{"condition", ""},
-                          {"votes", ""},
-                          {"recall_hw", ""},
-                          {"recall_e2e", ""},
-                          {"mass_recall", ""},
-                          {"dynamic_energy_nj", "nJ"},
-                          {"energy_with_tec_nj", "nJ"},
-                          {"latency_ns", "ns"},
-                          {"pipelined_latency_ns", "ns"}});
+  run.table("voting", "Recall@k versus Monte-Carlo votes (held-out decode queries)",
+            {{"condition", ""},
+             {"votes", ""},
+             {"recall_hw", ""},
+             {"recall_e2e", ""},
+             {"mass_recall", ""},
+             {"dynamic_energy_nj", "nJ"},
+             {"energy_with_tec_nj", "nJ"},
+             {"latency_ns", "ns"},
+             {"pipelined_latency_ns", "ns"}});
   std::vector<std::vector<Sums>> mean(nc, std::vector<Sums>(nm));
   for (std::size_t c = 0; c < nc; ++c)
     for (std::size_t m = 0; m < nm; ++m) {
       Sums& s = mean[c][m];
       for (std::size_t h = 0; h < heads; ++h) {
-        s.recall_hw += vote_sums[h][c * nm + m].recall_hw / n;
-        s.recall_e2e += vote_sums[h][c * nm + m].recall_e2e / n;
-        s.mass += vote_sums[h][c * nm + m].mass / n;
+        s.recall_hw += per_head[h].votes[c * nm + m].recall_hw / n;
+        s.recall_e2e += per_head[h].votes[c * nm + m].recall_e2e / n;
+        s.mass += per_head[h].votes[c * nm + m].mass / n;
       }
       const prism::VotingCost vc = prism::voting_cost(cost, static_cast<int>(spec.votes[m]));
-      t.add_row({conds[c].name, spec.votes[m], s.recall_hw, s.recall_e2e, s.mass,
-                 vc.dynamic_energy * 1e9, vc.energy_with_tec * 1e9, vc.latency * 1e9,
-                 vc.pipelined_latency * 1e9});
+      run.add_row("voting", {{"condition", conds[c].name},
+                             {"votes", spec.votes[m]},
+                             {"recall_hw", s.recall_hw},
+                             {"recall_e2e", s.recall_e2e},
+                             {"mass_recall", s.mass},
+                             {"dynamic_energy_nj", vc.dynamic_energy * 1e9},
+                             {"energy_with_tec_nj", vc.energy_with_tec * 1e9},
+                             {"latency_ns", vc.latency * 1e9},
+                             {"pipelined_latency_ns", vc.pipelined_latency * 1e9}});
     }
-  Table& pt = r.add_table(
-      "projections", "Projection at equal d on held-out queries (as_configured, one vote)",
-      {{"projection", ""}, {"recall_e2e", ""}, {"mass_recall", ""}, {"recall_hw", ""}});
+  run.table("projections", "Projection at equal d on held-out queries (as_configured, one vote)",
+            {{"projection", ""}, {"recall_e2e", ""}, {"mass_recall", ""}, {"recall_hw", ""}});
   const char* names[3] = {"random", "pca", "qat"};
   double proj_mass[3] = {0, 0, 0}, proj_r[3] = {0, 0, 0};
+  std::vector<std::array<double, 2>> losses;
+  for (const HeadFigures& f : per_head) losses.push_back(f.loss);
   for (std::size_t i = 0; i < 3; ++i) {
     double hw = 0;
     for (std::size_t h = 0; h < heads; ++h) {
-      proj_r[i] += proj_sums[h][i].recall_e2e / n;
-      proj_mass[i] += proj_sums[h][i].mass / n;
-      hw += proj_sums[h][i].recall_hw / n;
+      proj_r[i] += per_head[h].projections[i].recall_e2e / n;
+      proj_mass[i] += per_head[h].projections[i].mass / n;
+      hw += per_head[h].projections[i].recall_hw / n;
     }
-    pt.add_row({std::string(names[i]), proj_r[i], proj_mass[i], hw});
+    run.add_row("projections", {{"projection", std::string(names[i])},
+                                {"recall_e2e", proj_r[i]},
+                                {"mass_recall", proj_mass[i]},
+                                {"recall_hw", hw}});
   }
-  add_enhancement_claims(r, spec, seed, mean, proj_mass, losses);
-  r.add_chart("Recall@k versus votes (hardware-only truth)", "voting",
-              Json::parse(R"({"mark": {"type": "line", "point": true},
-  "encoding": {"x": {"field": "votes", "type": "quantitative", "scale": {"type": "log"}},
-               "y": {"field": "recall_hw", "type": "quantitative", "title": "Recall@k"},
-               "color": {"field": "condition", "type": "nominal"}}})"));
-  r.add_chart("Held-out mass recall by projection", "projections", Json::parse(R"({"mark": "bar",
-  "encoding": {"x": {"field": "projection", "type": "nominal"},
-               "y": {"field": "mass_recall", "type": "quantitative"}}})"));
-  return r;
+  add_claims(run, mean, proj_mass, losses);
+
+  Chart votes{.title = "Recall@k versus votes (hardware-only truth)",
+              .table = "voting",
+              .mark = Mark::line_points};
+  votes.x = Channel{.field = "votes", .type = "quantitative", .scale = {.type = "log"}};
+  votes.y = Channel{.field = "recall_hw", .type = "quantitative", .title = "Recall@k"};
+  votes.color = Channel{.field = "condition", .type = "nominal"};
+  run.chart(votes);
+  Chart projections{
+      .title = "Held-out mass recall by projection", .table = "projections", .mark = Mark::bar};
+  projections.x = Channel{.field = "projection", .type = "nominal"};
+  projections.y = Channel{.field = "mass_recall", .type = "quantitative"};
+  run.chart(projections);
+}
+
+// A Recall@32 figure of the seed, judged within the spec's absolute tolerance.
+ClaimRule<EnhancementStudySpec, Seed> recall_rule(std::string id,
+                                                  std::function<std::string(const Seed&)> text,
+                                                  double Seed::*figure) {
+  return {.id = std::move(id),
+          .unit = "",
+          .comparison = Comparison::absolute,
+          .tolerance = &EnhancementStudySpec::tolerance,
+          .text = std::move(text),
+          .seed = [figure](const Seed& s) { return report::SeedValue::point(s.*figure); }};
+}
+
+}  // namespace
+
+void add_enhancement_study(Registry& registry) {
+  add_study(
+      registry,
+      Definition<EnhancementStudySpec, Seed>{
+          .name = "enhancement",
+          .help = "Monte-Carlo voting and QAT at 4-bit weights (SPEC 1.5)",
+          .title =
+              [](const EnhancementStudySpec& s, const Seed&) {
+                return fmt::format("Monte-Carlo voting and QAT at {}-bit weights", s.weight_bits);
+              },
+          .spec_section = "SPEC 1.5",
+          .reference = "references/compensation_seed.yaml",
+          .claims = {recall_rule(
+                         "single_evaluation_recall",
+                         [](const Seed& s) {
+                           return fmt::format("{}-bit Recall@32 of one evaluation is {}",
+                                              s.weight_bits, s.recall32_single);
+                         },
+                         &Seed::recall32_single),
+                     recall_rule(
+                         "voted_recall",
+                         [](const Seed& s) {
+                           return fmt::format("{} Monte-Carlo votes raise {}-bit Recall@32 to {}",
+                                              s.votes, s.weight_bits, s.recall32_voted);
+                         },
+                         &Seed::recall32_voted)},
+          .evaluate = evaluate});
 }
 
 }  // namespace lightsim::studies

@@ -7,7 +7,6 @@
 
 #include "lightsim/photonics/wdm.h"
 #include "studies/impairments_points.h"
-#include "support.h"
 
 namespace lightsim::studies::impairments_detail {
 namespace {
@@ -16,12 +15,21 @@ std::string pct(double x) {
   return fmt::format("{:.3f}", x);
 }
 
+// A Recall@32 claim judged within the spec's absolute tolerance; `conditions` when it holds.
+void judged(ImpairmentsRun& run, std::string id, std::string text, double seed,
+            std::optional<double> ours, const std::string& conditions, const std::string& why) {
+  report::Claim& c = run.judged(std::move(id), std::move(text), "", report::SeedValue::point(seed),
+                                ours, Comparison::absolute, run.spec.tolerance, conditions);
+  c.explanation = why.empty() && !ours ? "the study's config has no such point" : why;
+}
+
 }  // namespace
 
 // The seed's table 3.1 beside ours. The seed measured recall against truth in the projected
 // space (SPEC section 3), so its figures are compared with our projected-space recall.
-void add_claims(report::StudyResult& r, const ImpairmentsStudySpec& spec,
-                const ImpairmentsSeedReference& seed, const Finder& f) {
+void add_claims(ImpairmentsRun& run, const Finder& f) {
+  const ImpairmentsStudySpec& spec = run.spec;
+  const ImpairmentsSeedReference& seed = run.seed;
   const std::string cond =
       "truth in the projected space (the ideal noiseless d=" +
       std::to_string(spec.accelerator.device.grid.channels) +
@@ -34,44 +42,43 @@ void add_claims(report::StudyResult& r, const ImpairmentsStudySpec& spec,
                  : "";
   {
     const auto ours = f.recall32("alone", "bits", 8);
-    report::Claim& c = r.add_claim("recall32_8bit", "Recall@32 0.98 with 8-bit weights", "");
-    support::judge(c, seed.recall32_8bit, ours, spec.tolerance, cond,
-                   "8-bit weight DAC (with the accelerator's INL/DNL and gain error behind its "
-                   "calibration ROM), queries at the accelerator's query_bits, nothing else "
-                   "impaired." +
-                       e2e);
+    judged(run, "recall32_8bit", fmt::format("Recall@32 {} with 8-bit weights", seed.recall32_8bit),
+           seed.recall32_8bit, ours, cond,
+           "8-bit weight DAC (with the accelerator's INL/DNL and gain error behind its "
+           "calibration ROM), queries at the accelerator's query_bits, nothing else "
+           "impaired." +
+               e2e);
   }
   {
     const auto ours = f.recall32("alone", "bits", 4);
-    report::Claim& c = r.add_claim("recall32_4bit", "Recall@32 0.85 with 4-bit weights", "");
-    support::judge(c, seed.recall32_4bit, ours, spec.tolerance, cond,
-                   "4-bit weight DAC alone. The quantized weight moves a signature by up to half "
-                   "an LSB of 2/15 of the weight range; blocks whose projected scores lie closer "
-                   "than that swap places.");
+    judged(run, "recall32_4bit", fmt::format("Recall@32 {} with 4-bit weights", seed.recall32_4bit),
+           seed.recall32_4bit, ours, cond,
+           "4-bit weight DAC alone. The quantized weight moves a signature by up to half "
+           "an LSB of 2/15 of the weight range; blocks whose projected scores lie closer "
+           "than that swap places.");
   }
   const double lo = seed.drift_low.si() * 1e12, hi = seed.drift_high.si() * 1e12;
   {
     const auto ours = f.recall32("alone", "drift", lo);
-    report::Claim& c =
-        r.add_claim("recall32_drift_low", fmt::format("Recall@32 0.94 at {} pm drift", lo), "");
-    support::judge(c, seed.recall32_drift_low, ours, spec.tolerance, cond,
-                   "Drift in pm goes through the ring's Lorentzian response: the weight moves by "
-                   "the response's slope times the drift, not by a Gaussian on the normalized "
-                   "weight as in the seed's simulator (SPEC section 3).");
+    judged(run, "recall32_drift_low",
+           fmt::format("Recall@32 {} at {} pm drift", seed.recall32_drift_low, lo),
+           seed.recall32_drift_low, ours, cond,
+           "Drift in pm goes through the ring's Lorentzian response: the weight moves by "
+           "the response's slope times the drift, not by a Gaussian on the normalized "
+           "weight as in the seed's simulator (SPEC section 3).");
   }
   {
     const auto ours = f.recall32("alone", "drift", hi);
     const auto cal = f.recall32("alone", "drift", hi, "calibration");
-    report::Claim& c =
-        r.add_claim("recall32_drift_high", fmt::format("Recall@32 0.66 at {} pm drift", hi), "");
-    support::judge(
-        c, seed.recall32_drift_high, ours, spec.tolerance, cond,
-        fmt::format("Uncalibrated per-ring drift of {} pm against a ring FWHM of {:.0f} pm.{}", hi,
-                    photonics::ring_of(spec.accelerator.device).fwhm() * 1e12,
-                    cal ? " With the closed-loop lock (residual replacing the drift) Recall@32 "
-                          "is " +
-                              pct(*cal) + "."
-                        : ""));
+    judged(run, "recall32_drift_high",
+           fmt::format("Recall@32 {} at {} pm drift", seed.recall32_drift_high, hi),
+           seed.recall32_drift_high, ours, cond,
+           fmt::format("Uncalibrated per-ring drift of {} pm against a ring FWHM of {:.0f} pm.{}",
+                       hi, photonics::ring_of(spec.accelerator.device).fwhm() * 1e12,
+                       cal ? " With the closed-loop lock (residual replacing the drift) Recall@32 "
+                             "is " +
+                                 pct(*cal) + "."
+                           : ""));
   }
   {
     // Crosstalk alone at the isolations whose comb fits one FSR; aliased grids are a WDM
@@ -92,18 +99,18 @@ void add_claims(report::StudyResult& r, const ImpairmentsStudySpec& spec,
       if (ideal && r32 && *ideal > 0)
         ours = std::max(ours.value_or(-1.0), (*ideal - *r32) / *ideal);
     }
-    report::Claim& c = r.add_claim("crosstalk_relative_drop",
-                                   "MRR crosstalk -15 to -30 dB: ~3% relative Recall@32 drop", "");
-    support::judge(
-        c, seed.crosstalk_relative_drop, ours, spec.tolerance, cond,
-        "The largest relative drop over the crosstalk points whose comb fits one FSR. The "
-        "isolation sets the channel spacing (Lorentzian tail); the kernel applies the full "
-        "crosstalk matrix over every FSR order and the bus order." +
-            (aliased.empty()
-                 ? std::string()
-                 : " Left out because the 32-channel comb is then wider than the ring's FSR and "
-                   "channels alias (table crosstalk_grid): " +
-                       aliased + "."));
+    judged(run, "crosstalk_relative_drop",
+           fmt::format("MRR crosstalk -15 to -30 dB: ~{:.3g}% relative Recall@32 drop",
+                       100 * seed.crosstalk_relative_drop),
+           seed.crosstalk_relative_drop, ours, cond,
+           "The largest relative drop over the crosstalk points whose comb fits one FSR. The "
+           "isolation sets the channel spacing (Lorentzian tail); the kernel applies the full "
+           "crosstalk matrix over every FSR order and the bus order." +
+               (aliased.empty()
+                    ? std::string()
+                    : " Left out because the 32-channel comb is then wider than the ring's FSR and "
+                      "channels alias (table crosstalk_grid): " +
+                          aliased + "."));
   }
   {
     // NEP: its own effect is the drop from the lowest to the highest NEP (both with every
@@ -114,8 +121,9 @@ void add_claims(report::StudyResult& r, const ImpairmentsStudySpec& spec,
       const auto b = f.recall32("alone", "nep", spec.axes.nep.back().si() * 1e12);
       if (a && b && *a > 0) drop = (*a - *b) / *a;
     }
-    report::Claim& c =
-        r.add_claim("nep_drop", "detector NEP 1-20 pW/rtHz: negligible while SNR > 30 dB", "");
+    report::Claim& c = run.qualitative(
+        "nep_drop", fmt::format("detector NEP 1-20 pW/rtHz: negligible while SNR > {:g} dB",
+                                seed.nep_snr.si()));
     c.ours = drop;
     c.seed_value = report::SeedValue::none();
     const bool negligible = drop && *drop <= spec.negligible_drop;
@@ -138,7 +146,7 @@ void add_claims(report::StudyResult& r, const ImpairmentsStudySpec& spec,
       if (a && b && *a > 0) drop = (*a - *b) / *a;
     }
     report::Claim& c =
-        r.add_claim("splitter_drop", "splitter loss 0.1-0.3 dB/stage needs gain compensation", "");
+        run.qualitative("splitter_drop", "splitter loss 0.1-0.3 dB/stage needs gain compensation");
     c.ours = drop;
     const bool matters = drop && *drop > spec.negligible_drop;
     c.verdict = !drop     ? report::Verdict::not_comparable
@@ -159,8 +167,9 @@ void add_claims(report::StudyResult& r, const ImpairmentsStudySpec& spec,
 // combined nominal point. The drift levels are read on the combined scenario's drift axis
 // (every other axis at the nominal point; computed when combined_axes_compensation lists the
 // compensation): drift alone is static, with no quantizer or noise for QAT or voting.
-void add_compensation_claims(report::StudyResult& r, const ImpairmentsStudySpec& spec,
-                             const ImpairmentsSeedReference& seed, const Finder& f) {
+void add_compensation_claims(ImpairmentsRun& run, const Finder& f) {
+  const ImpairmentsStudySpec& spec = run.spec;
+  const ImpairmentsSeedReference& seed = run.seed;
   struct Case {
     std::string suffix, scenario, axis;
     double value, seed_value;
@@ -191,11 +200,6 @@ void add_compensation_claims(report::StudyResult& r, const ImpairmentsStudySpec&
     for (const Case& k : cases) {
       const RetrievalMetrics* none = f.at(k.scenario, k.axis, k.value);
       const RetrievalMetrics* with = f.at(k.scenario, k.axis, k.value, comp);
-      report::Claim& claim =
-          r.add_claim(fmt::format("{}_recall32_{}", id, k.suffix),
-                      fmt::format("with {}, Recall@32 at {} reaches the seed's uncompensated {}",
-                                  comp, k.where, k.seed_value),
-                      "");
       std::string text = fmt::format(
           "Compensation {} ({}{}{}). ", comp, c.calibration ? "closed-loop drift lock; " : "",
           c.qat ? "projection trained through the point's quantizer and noise on decode steps "
@@ -216,9 +220,11 @@ void add_compensation_claims(report::StudyResult& r, const ImpairmentsStudySpec&
             pct(none->recall_projected.mean), pct(with->recall_projected.mean),
             pct(none->recall.mean), pct(with->recall.mean), pct(none->mass_recall.mean),
             pct(with->mass_recall.mean));
-      support::judge(claim, k.seed_value,
-                     with ? std::optional<double>(with->recall_projected.mean) : std::nullopt,
-                     spec.tolerance, "truth in the projected space, as the seed measured", text);
+      judged(run, fmt::format("{}_recall32_{}", id, k.suffix),
+             fmt::format("with {}, Recall@32 at {} reaches the seed's uncompensated {}", comp,
+                         k.where, k.seed_value),
+             k.seed_value, with ? std::optional<double>(with->recall_projected.mean) : std::nullopt,
+             "truth in the projected space, as the seed measured", text);
     }
   }
 }

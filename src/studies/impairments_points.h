@@ -9,8 +9,11 @@
 
 #include "lightsim/studies/impairments.h"
 #include "lightsim/studies/retrieval.h"
+#include "lightsim/studies/runner.h"
 
 namespace lightsim::studies::impairments_detail {
+
+using ImpairmentsRun = Run<ImpairmentsStudySpec, ImpairmentsSeedReference>;
 
 // One row group of the points table: a (scenario, axis, value) under one compensation.
 struct Point {
@@ -48,10 +51,8 @@ struct Finder {
 };
 
 // The seed's table 3.1 beside ours (projected truth, as the seed measured).
-void add_claims(report::StudyResult& r, const ImpairmentsStudySpec& spec,
-                const ImpairmentsSeedReference& seed, const Finder& f);
+void add_claims(ImpairmentsRun& run, const Finder& f);
 // What each compensation other than calibration recovers at 4 bits and the seed's drift levels.
-void add_compensation_claims(report::StudyResult& r, const ImpairmentsStudySpec& spec,
-                             const ImpairmentsSeedReference& seed, const Finder& f);
+void add_compensation_claims(ImpairmentsRun& run, const Finder& f);
 
 }  // namespace lightsim::studies::impairments_detail

@@ -14,6 +14,7 @@
 #include "lightsim/prism/voting.h"
 #include "lightsim/studies/impairments.h"
 #include "lightsim/studies/retrieval.h"
+#include "lightsim/studies/runner.h"
 #include "studies/compensation_common.h"
 #include "studies/impairments_points.h"
 #include "support.h"
@@ -22,6 +23,7 @@ namespace lightsim::studies {
 namespace {
 
 using impairments_detail::Finder;
+using impairments_detail::ImpairmentsRun;
 using impairments_detail::Point;
 
 // The (weight bits, detection noise) state a QAT projection is trained for: the knobs that
@@ -105,16 +107,16 @@ std::vector<Point> study_points(const ImpairmentsStudySpec& s) {
 }
 
 // WDM grid of each crosstalk point and the noise floor of each noise point.
-void add_physics_tables(report::StudyResult& r, const ImpairmentsStudySpec& spec) {
-  Table& g = r.add_table("crosstalk_grid",
-                         "WDM grid of each crosstalk point (spacing from the Lorentzian tail)",
-                         {{"isolation_db", "dB"},
-                          {"spacing_pm", "pm"},
-                          {"comb_span_nm", "nm"},
-                          {"fsr_nm", "nm"},
-                          {"worst_neighbour_db", "dB"},
-                          {"worst_aggregate_db", "dB"},
-                          {"aliased", ""}});
+void add_physics_tables(ImpairmentsRun& run) {
+  const ImpairmentsStudySpec& spec = run.spec;
+  run.table("crosstalk_grid", "WDM grid of each crosstalk point (spacing from the Lorentzian tail)",
+            {{"isolation_db", "dB"},
+             {"spacing_pm", "pm"},
+             {"comb_span_nm", "nm"},
+             {"fsr_nm", "nm"},
+             {"worst_neighbour_db", "dB"},
+             {"worst_aggregate_db", "dB"},
+             {"aliased", ""}});
   for (Decibel x : spec.axes.crosstalk) {
     ImpairmentKnobs k;
     k.crosstalk = x;
@@ -123,11 +125,16 @@ void add_physics_tables(report::StudyResult& r, const ImpairmentsStudySpec& spec
     const photonics::CrosstalkSummary sum = photonics::summarize(
         photonics::crosstalk_matrix(ring, photonics::channel_wavelengths(a.device.grid)));
     const double span = a.device.grid.spacing.si() * a.device.grid.channels;
-    g.add_row({x.si(), a.device.grid.spacing.si() * 1e12, span * 1e9, ring.fsr() * 1e9,
-               sum.worst_db, sum.worst_aggregate_db, span > ring.fsr()});
+    run.add_row("crosstalk_grid", {{"isolation_db", x.si()},
+                                   {"spacing_pm", a.device.grid.spacing.si() * 1e12},
+                                   {"comb_span_nm", span * 1e9},
+                                   {"fsr_nm", ring.fsr() * 1e9},
+                                   {"worst_neighbour_db", sum.worst_db},
+                                   {"worst_aggregate_db", sum.worst_aggregate_db},
+                                   {"aliased", span > ring.fsr()}});
   }
-  Table& n = r.add_table("noise_floor", "Link-budget SNR of each noise point (every noise term on)",
-                         {{"axis", ""}, {"value", ""}, {"snr_db", "dB"}, {"enob", "bit"}});
+  run.table("noise_floor", "Link-budget SNR of each noise point (every noise term on)",
+            {{"axis", ""}, {"value", ""}, {"snr_db", "dB"}, {"enob", "bit"}});
   auto row = [&](const std::string& axis, double value, std::optional<PowerNoiseDensity> nep,
                  std::optional<Decibel> splitter) {
     ImpairmentKnobs k;
@@ -135,17 +142,16 @@ void add_physics_tables(report::StudyResult& r, const ImpairmentsStudySpec& spec
     k.splitter_excess = splitter;
     const prism::AcceleratorSpec a = impaired_accelerator(spec.accelerator, k, 16);
     const photonics::LinkBudget b = photonics::link_budget(a.device);
-    n.add_row({axis, value, b.snr_db, b.enob});
+    run.add_row("noise_floor",
+                {{"axis", axis}, {"value", value}, {"snr_db", b.snr_db}, {"enob", b.enob}});
   };
   for (PowerNoiseDensity v : spec.axes.nep) row("nep", v.si() * 1e12, v, std::nullopt);
   for (Decibel v : spec.axes.splitter_excess) row("splitter_excess", v.si(), std::nullopt, v);
 }
 
-}  // namespace
-
-report::StudyResult run_impairments_study(const StudyInput& in, Context& ctx) {
-  const auto spec = config::read_spec<ImpairmentsStudySpec>(in.document, in.load);
-  const auto seed = support::load_reference<ImpairmentsSeedReference>("impairments_seed", in.load);
+void evaluate(ImpairmentsRun& run) {
+  const ImpairmentsStudySpec& spec = run.spec;
+  Context& ctx = run.ctx;
   std::vector<Point> pts = study_points(spec);
   const auto d = static_cast<std::size_t>(spec.accelerator.device.grid.channels);
   const int ideal_bits = static_cast<int>(spec.ideal_bits);
@@ -219,13 +225,7 @@ report::StudyResult run_impairments_study(const StudyInput& in, Context& ctx) {
                  cache.geometry().layers * cache.geometry().kv_heads, cache.geometry().steps);
   const RetrievalReport rep = evaluate_retrieval(cache, setups, ro, ctx);
 
-  report::StudyResult r;
-  r.study = "impairments";
-  r.title = "Prism recall versus hardware impairments (seed table 3.1)";
-  r.spec_section = "SPEC 1.4";
-  r.seed = ctx.seed();
-  r.config = config::to_yaml(in.document);
-  Table& t = r.add_table(
+  run.table(
       "points",
       "Recall per impairment point (projected truth = ideal signature top-k; full = attention)",
       {{"scenario", ""},
@@ -249,32 +249,67 @@ report::StudyResult run_impairments_study(const StudyInput& in, Context& ctx) {
        {"fetched_fraction", ""}});
   for (std::size_t i = 0; i < pts.size(); ++i)
     for (const RetrievalMetrics& m : rep.setups[i + 1])
-      t.add_row({pts[i].scenario, pts[i].axis, pts[i].value, std::string(axis_unit(pts[i].axis)),
-                 pts[i].compensation, pts[i].calibration.residual_rms * 1e12,
-                 std::int64_t{pts[i].calibration.failed}, std::int64_t{prices[i].votes},
-                 prices[i].dynamic_energy * 1e9, prices[i].latency * 1e9,
-                 static_cast<std::int64_t>(m.k), m.recall_projected.mean, m.recall_projected.ci95,
-                 m.recall.mean, m.recall.ci95, m.mass_recall.mean, m.needle_hit.mean,
-                 m.needle_hit_union.mean, m.fetched_fraction.mean});
-  add_physics_tables(r, spec);
-  Table& qt = r.add_table("qat_states",
-                          "QAT trainings: one per (weight bits, detection noise) state, every head",
-                          {{"state", ""}, {"weight_bits", "bit"}, {"score_noise", ""}});
+      run.add_row("points", {{"scenario", pts[i].scenario},
+                             {"axis", pts[i].axis},
+                             {"value", pts[i].value},
+                             {"unit", std::string(axis_unit(pts[i].axis))},
+                             {"compensation", pts[i].compensation},
+                             {"residual_pm", pts[i].calibration.residual_rms * 1e12},
+                             {"failed_rings", std::int64_t{pts[i].calibration.failed}},
+                             {"votes", std::int64_t{prices[i].votes}},
+                             {"energy_nj", prices[i].dynamic_energy * 1e9},
+                             {"latency_ns", prices[i].latency * 1e9},
+                             {"k", static_cast<std::int64_t>(m.k)},
+                             {"recall_projected", m.recall_projected.mean},
+                             {"recall_projected_ci", m.recall_projected.ci95},
+                             {"recall_full", m.recall.mean},
+                             {"recall_full_ci", m.recall.ci95},
+                             {"mass_recall", m.mass_recall.mean},
+                             {"needle_hit", m.needle_hit.mean},
+                             {"needle_hit_union", m.needle_hit_union.mean},
+                             {"fetched_fraction", m.fetched_fraction.mean}});
+  add_physics_tables(run);
+  run.table("qat_states", "QAT trainings: one per (weight bits, detection noise) state, every head",
+            {{"state", ""}, {"weight_bits", "bit"}, {"score_noise", ""}});
   for (const auto& [key, state] : qat_trained)
-    qt.add_row({key, std::int64_t{state.first}, state.second});
+    run.add_row("qat_states", {{"state", key},
+                               {"weight_bits", std::int64_t{state.first}},
+                               {"score_noise", state.second}});
   const Finder finder{pts, rep, support::k_index(spec.ks, 32)};
-  impairments_detail::add_claims(r, spec, seed, finder);
-  impairments_detail::add_compensation_claims(r, spec, seed, finder);
+  impairments_detail::add_claims(run, finder);
+  impairments_detail::add_compensation_claims(run, finder);
   for (const char* axis : {"bits", "drift", "crosstalk", "nep", "splitter_excess"}) {
     const bool drift = std::string(axis) == "drift";
-    r.add_chart(fmt::format("Recall@32 vs {} ({})", axis, axis_unit(axis)), "points",
-                support::line_chart(fmt::format("datum.axis == '{}' && datum.k == 32{}", axis,
-                                                drift ? " && datum.scenario == 'alone'" : ""),
-                                    "value", fmt::format("{} ({})", axis, axis_unit(axis)),
-                                    {"recall_projected", "recall_full"}, "Recall@32", "truth",
-                                    drift ? "compensation" : "scenario"));
+    Chart chart = support::line_chart(fmt::format("datum.axis == '{}' && datum.k == 32{}", axis,
+                                                  drift ? " && datum.scenario == 'alone'" : ""),
+                                      "value", fmt::format("{} ({})", axis, axis_unit(axis)),
+                                      {"recall_projected", "recall_full"}, "Recall@32", "truth",
+                                      drift ? "compensation" : "scenario");
+    chart.title = fmt::format("Recall@32 vs {} ({})", axis, axis_unit(axis));
+    chart.table = "points";
+    run.chart(chart);
   }
-  return r;
+}
+
+const Definition<ImpairmentsStudySpec, ImpairmentsSeedReference>& definition() {
+  static const Definition<ImpairmentsStudySpec, ImpairmentsSeedReference> d{
+      .name = "impairments",
+      .help = "Prism recall vs weight bits, drift, crosstalk, NEP, splitter loss (seed table 3.1)",
+      .title = "Prism recall versus hardware impairments (seed table 3.1)",
+      .spec_section = "SPEC 1.4",
+      .reference = "references/impairments_seed.yaml",
+      .evaluate = evaluate};
+  return d;
+}
+
+}  // namespace
+
+report::StudyResult run_impairments_study(const StudyInput& in, Context& ctx) {
+  return run_definition(definition(), in, ctx);
+}
+
+void add_impairments_study(Registry& registry) {
+  add_study(registry, definition());
 }
 
 }  // namespace lightsim::studies

@@ -8,6 +8,7 @@
 #include "lightsim/core/error.h"
 #include "lightsim/prism/scorer.h"
 #include "lightsim/studies/retrieval.h"
+#include "lightsim/studies/runner.h"
 #include "support.h"
 
 namespace lightsim::studies {
@@ -42,21 +43,25 @@ void NeedleSeedReference::describe(config::Schema<NeedleSeedReference>& s) {
   s.field("drift", &NeedleSeedReference::drift, "drift of the claim").range("0 pm", "1000 pm");
 }
 
-report::StudyResult run_needle_study(const StudyInput& in, Context& ctx) {
-  const auto spec = config::read_spec<NeedleStudySpec>(in.document, in.load);
-  const auto seed = support::load_reference<NeedleSeedReference>("needle_seed", in.load);
+namespace {
+
+using Seed = NeedleSeedReference;
+using NeedleRun = Run<NeedleStudySpec, Seed>;
+
+// "100% at 4-bit + 30 pm drift": the seed's figure and its setting.
+std::string accuracy(const Seed& s) {
+  return fmt::format("needle accuracy {:.3g}%", 100 * s.hit_rate);
+}
+
+void evaluate(NeedleRun& run) {
+  const NeedleStudySpec& spec = run.spec;
+  Context& ctx = run.ctx;
   LIGHTSIM_CHECK_AS(ConfigError, !spec.workload.needle_depths.empty(),
                     "{}: workload.needle_depths: the needle study needs at least one depth",
-                    in.config_file.string());
+                    run.config_file.string());
   const auto d = static_cast<std::size_t>(spec.accelerator.device.grid.channels);
   const ScorerCatalog catalog;
-  report::StudyResult r;
-  r.study = "needle";
-  r.title = "Needle-in-a-haystack hit rate of Prism (4-bit, 30 pm drift)";
-  r.spec_section = "SPEC 1.6";
-  r.seed = ctx.seed();
-  r.config = config::to_yaml(in.document);
-  r.add_table(
+  run.table(
       "depths",
       "Needle hit rate per context, depth and k (per KV head and union of a layer's KV heads)",
       {{"tokens", "tokens"},
@@ -68,15 +73,13 @@ report::StudyResult run_needle_study(const StudyInput& in, Context& ctx) {
        {"needle_hit_union", ""},
        {"fetched_fraction", ""},
        {"union_fetched_fraction", ""}});
-  r.add_table("heads", "Prism needle hit rate per KV head index (over layers, steps and depths)",
-              {{"tokens", "tokens"},
-               {"k", ""},
-               {"kv_head", ""},
-               {"needle_hit", ""},
-               {"needle_hit_ci", ""},
-               {"fetched_fraction", ""}});
-  Table& depth = r.tables[0].table;  // both added: no later add_table moves them
-  Table& heads = r.tables[1].table;
+  run.table("heads", "Prism needle hit rate per KV head index (over layers, steps and depths)",
+            {{"tokens", "tokens"},
+             {"k", ""},
+             {"kv_head", ""},
+             {"needle_hit", ""},
+             {"needle_hit_ci", ""},
+             {"fetched_fraction", ""}});
   std::vector<double> per_head_hits, union_hits, union_fetched;
   const std::int64_t kmax = *std::max_element(spec.ks.begin(), spec.ks.end());
   for (std::int64_t tokens : spec.contexts) {
@@ -94,15 +97,23 @@ report::StudyResult run_needle_study(const StudyInput& in, Context& ctx) {
     for (std::size_t i = 0; i < setups.size(); ++i)
       for (const RetrievalMetrics& m : rep.setups[i])
         for (std::size_t n = 0; n < rep.needles; ++n)
-          depth.add_row({tokens, spec.workload.needle_depths[n], setups[i].name,
-                         static_cast<std::int64_t>(m.k), m.needle_hit_by_needle[n].mean,
-                         m.needle_hit_by_needle[n].ci95, m.needle_hit_union_by_needle[n].mean,
-                         m.fetched_fraction.mean, m.union_fetched_fraction.mean});
+          run.add_row("depths", {{"tokens", tokens},
+                                 {"depth", spec.workload.needle_depths[n]},
+                                 {"scorer", setups[i].name},
+                                 {"k", static_cast<std::int64_t>(m.k)},
+                                 {"needle_hit", m.needle_hit_by_needle[n].mean},
+                                 {"needle_hit_ci", m.needle_hit_by_needle[n].ci95},
+                                 {"needle_hit_union", m.needle_hit_union_by_needle[n].mean},
+                                 {"fetched_fraction", m.fetched_fraction.mean},
+                                 {"union_fetched_fraction", m.union_fetched_fraction.mean}});
     for (const RetrievalMetrics& m : rep.setups[0]) {
       for (std::size_t h = 0; h < m.needle_hit_by_head.size(); ++h)
-        heads.add_row({tokens, static_cast<std::int64_t>(m.k), static_cast<std::int64_t>(h),
-                       m.needle_hit_by_head[h].mean, m.needle_hit_by_head[h].ci95,
-                       m.fetched_fraction.mean});
+        run.add_row("heads", {{"tokens", tokens},
+                              {"k", static_cast<std::int64_t>(m.k)},
+                              {"kv_head", static_cast<std::int64_t>(h)},
+                              {"needle_hit", m.needle_hit_by_head[h].mean},
+                              {"needle_hit_ci", m.needle_hit_by_head[h].ci95},
+                              {"fetched_fraction", m.fetched_fraction.mean}});
       if (static_cast<std::int64_t>(m.k) == kmax) {
         per_head_hits.push_back(m.needle_hit.mean);
         union_hits.push_back(m.needle_hit_union.mean);
@@ -115,31 +126,60 @@ report::StudyResult run_needle_study(const StudyInput& in, Context& ctx) {
       "{} (weight bits {}, drift {:.0f} pm), k = {} blocks of {} tokens, lowest over contexts",
       spec.accelerator.description, spec.accelerator.programming.weight_bits,
       spec.accelerator.impairments.drift_local_sigma.si() * 1e12, kmax, spec.block_tokens);
-  {
-    report::Claim& c = r.add_claim("needle_hit_union",
-                                   fmt::format("needle accuracy 100% at {}-bit + {:.0f} pm drift",
-                                               seed.weight_bits, seed.drift.si() * 1e12),
-                                   "");
-    support::judge(
-        c, seed.hit_rate, lowest(union_hits), spec.tolerance, cond,
-        fmt::format("Union of the top-k blocks of a layer's KV heads; that union "
-                    "fetches {:.1f}% of the context at worst (table depths). The seed's "
-                    "union ran over ~100 retrieval heads (SPEC section 3).",
-                    100 * *std::max_element(union_fetched.begin(), union_fetched.end())));
-  }
-  {
-    report::Claim& c =
-        r.add_claim("needle_hit_per_head", "needle accuracy 100% (read per KV head)", "");
-    support::judge(c, seed.hit_rate, lowest(per_head_hits), spec.tolerance, cond,
-                   "Per KV head: only the heads whose queries look for a needle (retrieval heads) "
-                   "can find it; the others select other blocks (table heads).");
-  }
-  r.add_chart(
-      "Prism needle hit vs depth", "depths",
+  run.claim("needle_hit_union", lowest(union_hits), cond).explanation = fmt::format(
+      "Union of the top-k blocks of a layer's KV heads; that union "
+      "fetches {:.1f}% of the context at worst (table depths). The seed's "
+      "union ran over ~100 retrieval heads (SPEC section 3).",
+      100 * *std::max_element(union_fetched.begin(), union_fetched.end()));
+  run.claim("needle_hit_per_head", lowest(per_head_hits), cond).explanation =
+      "Per KV head: only the heads whose queries look for a needle (retrieval heads) "
+      "can find it; the others select other blocks (table heads).";
+  Chart chart =
       support::line_chart(fmt::format("datum.scorer == 'prism' && datum.k == {}", kmax), "depth",
                           "needle depth (fraction of the context)",
-                          {"needle_hit", "needle_hit_union"}, "hit rate", "truth", "tokens"));
-  return r;
+                          {"needle_hit", "needle_hit_union"}, "hit rate", "truth", "tokens");
+  chart.title = "Prism needle hit vs depth";
+  chart.table = "depths";
+  run.chart(chart);
+}
+
+using Rule = ClaimRule<NeedleStudySpec, Seed>;
+
+}  // namespace
+
+void add_needle_study(Registry& registry) {
+  const auto hit_rate = [](const Seed& s) { return report::SeedValue::point(s.hit_rate); };
+  add_study(
+      registry,
+      Definition<NeedleStudySpec, Seed>{
+          .name = "needle",
+          .help = "Prism needle hit rate per head and union, 4-bit + 30 pm (seed 4.1)",
+          .title =
+              [](const NeedleStudySpec&, const Seed& s) {
+                return fmt::format(
+                    "Needle-in-a-haystack hit rate of Prism ({}-bit, {:.0f} pm "
+                    "drift)",
+                    s.weight_bits, s.drift.si() * 1e12);
+              },
+          .spec_section = "SPEC 1.6",
+          .reference = "references/needle_seed.yaml",
+          .claims = {Rule{.id = "needle_hit_union",
+                          .unit = "",
+                          .comparison = Comparison::absolute,
+                          .tolerance = &NeedleStudySpec::tolerance,
+                          .text =
+                              [](const Seed& s) {
+                                return fmt::format("{} at {}-bit + {:.0f} pm drift", accuracy(s),
+                                                   s.weight_bits, s.drift.si() * 1e12);
+                              },
+                          .seed = hit_rate},
+                     Rule{.id = "needle_hit_per_head",
+                          .unit = "",
+                          .comparison = Comparison::absolute,
+                          .tolerance = &NeedleStudySpec::tolerance,
+                          .text = [](const Seed& s) { return accuracy(s) + " (read per KV head)"; },
+                          .seed = hit_rate}},
+          .evaluate = evaluate});
 }
 
 }  // namespace lightsim::studies

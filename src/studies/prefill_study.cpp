@@ -6,6 +6,7 @@
 
 #include "lightsim/prefill/scenario.h"
 #include "lightsim/prefill/study.h"
+#include "lightsim/studies/runner.h"
 #include "lightsim/studies/system.h"
 
 namespace lightsim::studies {
@@ -47,228 +48,251 @@ std::string claim_id(std::string_view text) {
 
 namespace {
 
+using Seed = prefill::StudySeedReference;
+using PrefillRun = Run<PrefillStudySpec, Seed>;
+
 double ms(double s) {
   return s * 1e3;
 }
 
-// The verdict of one comparison: our range against the seed's, widened by `band`.
-void judge(report::Claim& c, const prefill::FigureComparison& f, double band) {
-  const double lo = f.seed.low * (1 - band), hi = f.seed.high * (1 + band);
+// One seed figure beside our range of it: judged against the seed's range widened by the
+// spec's agreement (relative).
+void add_claim(PrefillRun& run, const prefill::FigureComparison& f) {
+  const bool speedup = f.seed.figure.rfind("speedup", 0) == 0;
+  const report::SeedValue seed = f.seed.low == f.seed.high
+                                     ? report::SeedValue::point(f.seed.high)
+                                     : report::SeedValue::range(f.seed.low, f.seed.high);
+  std::string id = claim_id(f.seed.figure + "_" + f.seed.scenario + "_" + f.fabric);
+  std::string text = fmt::format("{} [{}]", f.seed.text, f.fabric);
+  const std::string unit = speedup ? "" : "1/s";
+  if (!f.available) {
+    run.judged(std::move(id), std::move(text), unit, seed, std::nullopt, Comparison::relative,
+               run.spec.agreement)
+        .explanation = "the scenarios run hold no such figure (see the study's config)";
+    return;
+  }
+  report::Claim& c = run.judged_range(std::move(id), std::move(text), unit, seed, f.ours_low,
+                                      f.ours_high, Comparison::relative, run.spec.agreement);
   const std::string ours = f.ours_low == f.ours_high
                                ? fmt::format("{:.3g}", f.ours_high)
                                : fmt::format("{:.3g}-{:.3g}", f.ours_low, f.ours_high);
   const std::string why =
       "docs/prefill.md, \"The seed's study\" (why we deviate) gives the reasons";
-  if (f.ours_high >= lo && f.ours_low <= hi) {
-    if (f.ours_low >= lo && f.ours_high <= hi) {
-      c.verdict = report::Verdict::holds;
+  switch (c.verdict) {
+    case report::Verdict::holds:
       c.explanation = fmt::format("ours {} ({}) on {}", ours, f.how, f.fabric);
-    } else {
-      c.verdict = report::Verdict::holds_under_conditions;
+      break;
+    case report::Verdict::holds_under_conditions:
       c.conditions = fmt::format("on {}, for part of our range only: ours span {} ({})", f.fabric,
                                  ours, f.how);
       c.explanation = why;
-    }
-    return;
+      break;
+    default:
+      c.explanation = fmt::format("ours {} ({}) on {} lies {} the seed's figure; {}", ours, f.how,
+                                  f.fabric, f.ours_high < f.seed.low ? "below" : "above", why);
   }
-  c.verdict = report::Verdict::does_not_hold;
-  c.explanation = fmt::format("ours {} ({}) on {} lies {} the seed's figure; {}", ours, f.how,
-                              f.fabric, f.ours_high < lo ? "below" : "above", why);
 }
 
-void add_tables(report::StudyResult& r, const std::vector<prefill::ScenarioStudy>& all) {
-  Table points({{"scenario", ""},
-                {"gpus", ""},
-                {"fabric", ""},
-                {"feasible", ""},
-                {"plan", ""},
-                {"latency", "ms"},
-                {"ttft", "ms"},
-                {"tokens_per_s_per_gpu", "1/s"},
-                {"mfu", ""},
-                {"exposed_share", ""},
-                {"speedup", ""},
-                {"note", ""}});
+void add_tables(PrefillRun& run, const std::vector<prefill::ScenarioStudy>& all) {
+  run.table("points", "Best plan per scenario, fabric and GPU count",
+            {{"scenario", ""},
+             {"gpus", ""},
+             {"fabric", ""},
+             {"feasible", ""},
+             {"plan", ""},
+             {"latency", "ms"},
+             {"ttft", "ms"},
+             {"tokens_per_s_per_gpu", "1/s"},
+             {"mfu", ""},
+             {"exposed_share", ""},
+             {"speedup", ""},
+             {"note", ""}});
+  // Latency = compute on the critical path + exposed communication + the rest (pipeline
+  // fill and what the step model adds beyond the two), so the three stack to the latency.
+  run.table("breakdown", "Latency breakdown of the best plans",
+            {{"scenario", ""}, {"gpus", ""}, {"fabric", ""}, {"component", ""}, {"time", "ms"}});
+  run.table("fixed_plans", "Fixed communication-limited plans",
+            {{"scenario", ""},
+             {"plan", ""},
+             {"gpus", ""},
+             {"fabric", ""},
+             {"feasible", ""},
+             {"latency", "ms"},
+             {"exposed_share", ""},
+             {"speedup", ""},
+             {"note", ""}});
   for (const auto& s : all)
     for (const auto& p : s.points)
       for (std::size_t f = 0; f < p.per_fabric.size(); ++f) {
         const prefill::Result& b = p.per_fabric[f].best;
         const bool ok = b.feasible;
-        points.add_row({s.scenario.name, p.gpus, s.topologies[f].name, ok,
-                        ok ? prefill::format_plan(b.plan) : std::string("-"),
-                        ok ? ms(b.latency_s) : 0.0, ok ? ms(b.ttft_s) : 0.0,
-                        ok ? b.tokens_per_s_per_gpu : 0.0, ok ? b.mfu : 0.0,
-                        ok ? b.exposed_total() / b.latency_s : 0.0, p.speedup[f],
-                        ok ? std::string() : b.reason});
+        run.add_row("points", {{"scenario", s.scenario.name},
+                               {"gpus", p.gpus},
+                               {"fabric", s.topologies[f].name},
+                               {"feasible", ok},
+                               {"plan", ok ? prefill::format_plan(b.plan) : std::string("-")},
+                               {"latency", ok ? ms(b.latency_s) : 0.0},
+                               {"ttft", ok ? ms(b.ttft_s) : 0.0},
+                               {"tokens_per_s_per_gpu", ok ? b.tokens_per_s_per_gpu : 0.0},
+                               {"mfu", ok ? b.mfu : 0.0},
+                               {"exposed_share", ok ? b.exposed_total() / b.latency_s : 0.0},
+                               {"speedup", p.speedup[f]},
+                               {"note", ok ? std::string() : b.reason}});
       }
-  // Latency = compute on the critical path + exposed communication + the rest (pipeline
-  // fill and what the step model adds beyond the two), so the three stack to the latency.
-  Table parts({{"scenario", ""}, {"gpus", ""}, {"fabric", ""}, {"component", ""}, {"time", "ms"}});
   for (const auto& s : all)
     for (const auto& p : s.points)
       for (std::size_t f = 0; f < p.per_fabric.size(); ++f) {
         const prefill::Result& b = p.per_fabric[f].best;
         if (!b.feasible) continue;
         const double compute = b.compute_total(), comm = b.exposed_total();
-        const std::string& fabric = s.topologies[f].name;
-        parts.add_row({s.scenario.name, p.gpus, fabric, std::string("compute"), ms(compute)});
-        parts.add_row({s.scenario.name, p.gpus, fabric, std::string("communication"), ms(comm)});
-        parts.add_row({s.scenario.name, p.gpus, fabric, std::string("other"),
-                       ms(b.latency_s - compute - comm)});
+        const auto part = [&](const char* component, double seconds) {
+          run.add_row("breakdown", {{"scenario", s.scenario.name},
+                                    {"gpus", p.gpus},
+                                    {"fabric", s.topologies[f].name},
+                                    {"component", std::string(component)},
+                                    {"time", ms(seconds)}});
+        };
+        part("compute", compute);
+        part("communication", comm);
+        part("other", b.latency_s - compute - comm);
       }
-  Table fixed({{"scenario", ""},
-               {"plan", ""},
-               {"gpus", ""},
-               {"fabric", ""},
-               {"feasible", ""},
-               {"latency", "ms"},
-               {"exposed_share", ""},
-               {"speedup", ""},
-               {"note", ""}});
   for (const auto& s : all)
     for (const auto& p : s.fixed)
       for (std::size_t f = 0; f < p.per_fabric.size(); ++f) {
         const prefill::Result& b = p.per_fabric[f];
         const bool ok = b.feasible;
-        fixed.add_row({s.scenario.name, p.plan, p.gpus, s.topologies[f].name, ok,
-                       ok ? ms(b.latency_s) : 0.0, ok ? b.exposed_total() / b.latency_s : 0.0,
-                       p.speedup[f], ok ? std::string() : b.reason});
+        run.add_row("fixed_plans", {{"scenario", s.scenario.name},
+                                    {"plan", p.plan},
+                                    {"gpus", p.gpus},
+                                    {"fabric", s.topologies[f].name},
+                                    {"feasible", ok},
+                                    {"latency", ok ? ms(b.latency_s) : 0.0},
+                                    {"exposed_share", ok ? b.exposed_total() / b.latency_s : 0.0},
+                                    {"speedup", p.speedup[f]},
+                                    {"note", ok ? std::string() : b.reason}});
       }
-  r.tables.push_back({"points", "Best plan per scenario, fabric and GPU count", std::move(points)});
-  r.tables.push_back({"breakdown", "Latency breakdown of the best plans", std::move(parts)});
-  r.tables.push_back({"fixed_plans", "Fixed communication-limited plans", std::move(fixed)});
 }
 
-void add_charts(report::StudyResult& r) {
-  r.add_chart(
-      "Prefill latency vs GPU count, best plan per fabric (compute / exposed "
-      "communication / other stacked)",
-      "breakdown", Json::parse(R"json({
-    "mark": "bar",
-    "encoding": {
-      "x": {"field": "fabric", "type": "nominal", "title": null, "axis": {"labels": false}},
-      "y": {"field": "time", "type": "quantitative", "title": "latency (ms)", "stack": "zero"},
-      "color": {"field": "component", "type": "nominal"},
-      "column": {"field": "gpus", "type": "ordinal", "title": "GPUs"},
-      "row": {"field": "scenario", "type": "nominal", "title": null},
-      "tooltip": [{"field": "fabric"}, {"field": "gpus"}, {"field": "component"},
-                  {"field": "time", "format": ".1f"}]
-    },
-    "resolve": {"scale": {"y": "independent"}}
-  })json"));
-  r.add_chart("Photonic speedup over the electrical baseline vs GPU count (best plans)", "points",
-              Json::parse(R"json({
-    "transform": [{"filter": "datum.feasible"}],
-    "mark": {"type": "line", "point": true},
-    "encoding": {
-      "x": {"field": "gpus", "type": "quantitative", "scale": {"type": "log", "base": 2},
-            "title": "GPUs"},
-      "y": {"field": "speedup", "type": "quantitative", "title": "speedup (baseline / fabric)"},
-      "color": {"field": "fabric", "type": "nominal"},
-      "strokeDash": {"field": "scenario", "type": "nominal"},
-      "tooltip": [{"field": "scenario"}, {"field": "fabric"}, {"field": "gpus"},
-                  {"field": "plan"}, {"field": "speedup", "format": ".2f"}]
-    }
-  })json"));
+void add_charts(PrefillRun& run) {
+  Chart stacked{.title =
+                    "Prefill latency vs GPU count, best plan per fabric (compute / exposed "
+                    "communication / other stacked)",
+                .table = "breakdown",
+                .mark = Mark::bar};
+  stacked.x = Channel{.field = "fabric", .type = "nominal", .no_title = true, .no_labels = true};
+  stacked.y =
+      Channel{.field = "time", .type = "quantitative", .title = "latency (ms)", .stack = "zero"};
+  stacked.color = Channel{.field = "component", .type = "nominal"};
+  stacked.column = Channel{.field = "gpus", .type = "ordinal", .title = "GPUs"};
+  stacked.row = Channel{.field = "scenario", .type = "nominal", .no_title = true};
+  stacked.tooltip = {tip("fabric"), tip("gpus"), tip("component"), tip("time", ".1f")};
+  stacked.independent = {"y"};
+  run.chart(stacked);
+
+  Chart speedup{.title = "Photonic speedup over the electrical baseline vs GPU count (best plans)",
+                .table = "points",
+                .mark = Mark::line_points,
+                .filters = {"datum.feasible"}};
+  speedup.x = Channel{.field = "gpus",
+                      .type = "quantitative",
+                      .title = "GPUs",
+                      .scale = {.type = "log", .base = 2}};
+  speedup.y =
+      Channel{.field = "speedup", .type = "quantitative", .title = "speedup (baseline / fabric)"};
+  speedup.color = Channel{.field = "fabric", .type = "nominal"};
+  speedup.stroke_dash = Channel{.field = "scenario", .type = "nominal"};
+  speedup.tooltip = {tip("scenario"), tip("fabric"), tip("gpus"), tip("plan"),
+                     tip("speedup", ".2f")};
+  run.chart(speedup);
 }
 
 // The copper model against published measurements of deployed systems: each measurement's
 // scenario at its GPU count with its deployed plan on the scenario's first fabric.
-void add_validation(report::StudyResult& r, const std::vector<std::string>& scenarios,
-                    const config::LoadOptions& load, Context& ctx) {
+void add_validation(PrefillRun& run) {
+  const std::vector<std::string>& scenarios = run.spec.validations;
   if (scenarios.empty()) return;
-  const prefill::MeasurementReference ref = prefill::load_measurements(load);
-  Table& t = r.add_table("validation",
-                         "Validation of the copper model against published measurements (not "
-                         "seed claims)",
-                         {{"scenario", ""},
-                          {"fabric", ""},
-                          {"gpus", ""},
-                          {"plan", ""},
-                          {"measured_tokens_per_s_per_gpu", "1/s"},
-                          {"ours_tokens_per_s_per_gpu", "1/s"},
-                          {"error", ""},
-                          {"compute_share", ""},
-                          {"exposed_share", ""},
-                          {"source", ""},
-                          {"note", ""}});
+  const auto ref = run.reference<prefill::MeasurementReference>("references/prefill_measured.yaml");
+  run.table("validation",
+            "Validation of the copper model against published measurements (not seed claims)",
+            {{"scenario", ""},
+             {"fabric", ""},
+             {"gpus", ""},
+             {"plan", ""},
+             {"measured_tokens_per_s_per_gpu", "1/s"},
+             {"ours_tokens_per_s_per_gpu", "1/s"},
+             {"error", ""},
+             {"compute_share", ""},
+             {"exposed_share", ""},
+             {"source", ""},
+             {"note", ""}});
   for (const std::string& name : scenarios) {
-    ctx.throw_if_cancelled(fmt::format("prefill study (before validation '{}')", name));
+    run.ctx.throw_if_cancelled(fmt::format("prefill study (before validation '{}')", name));
     const auto it = std::find_if(ref.measurements.begin(), ref.measurements.end(),
                                  [&](const prefill::Measurement& m) { return m.scenario == name; });
     LIGHTSIM_CHECK_AS(ConfigError, it != ref.measurements.end(),
                       "prefill_study: validations: '{}' has no measurement in "
                       "configs/references/prefill_measured.yaml",
                       name);
-    prefill::ScenarioSpec s = prefill::load_scenario(it->scenario, load);
+    prefill::ScenarioSpec s = prefill::load_scenario(it->scenario, run.presets);
     s.gpu_counts = {it->gpus};
     s.fixed_plans = {it->plan};
     s.fabrics.resize(1);  // the deployed system's fabric
-    const model::Transformer m = prefill::load_model(s.model, load);
-    fabric::Topology top = fabric::build_topology(fabric::load_fabric(s.fabrics[0], load));
+    const model::Transformer m = prefill::load_model(s.model, run.presets);
+    fabric::Topology top = fabric::build_topology(fabric::load_fabric(s.fabrics[0], run.presets));
     top.name = s.fabrics[0];
     const prefill::ScenarioStudy study = prefill::run_study(s, m, {top});
     const prefill::Result& b = study.fixed.at(0).per_fabric.at(0);
     const bool ok = b.feasible;  // an infeasible deployed plan is a result, with its reason
-    t.add_row({name, top.name, it->gpus, it->plan, it->tokens_per_s_per_gpu,
-               ok ? b.tokens_per_s_per_gpu : 0.0,
-               ok ? b.tokens_per_s_per_gpu / it->tokens_per_s_per_gpu - 1 : 0.0,
-               ok ? b.compute_total() / b.latency_s : 0.0,
-               ok ? b.exposed_total() / b.latency_s : 0.0, it->source,
-               ok ? std::string() : "infeasible: " + b.reason});
+    run.add_row("validation",
+                {{"scenario", name},
+                 {"fabric", top.name},
+                 {"gpus", it->gpus},
+                 {"plan", it->plan},
+                 {"measured_tokens_per_s_per_gpu", it->tokens_per_s_per_gpu},
+                 {"ours_tokens_per_s_per_gpu", ok ? b.tokens_per_s_per_gpu : 0.0},
+                 {"error", ok ? b.tokens_per_s_per_gpu / it->tokens_per_s_per_gpu - 1 : 0.0},
+                 {"compute_share", ok ? b.compute_total() / b.latency_s : 0.0},
+                 {"exposed_share", ok ? b.exposed_total() / b.latency_s : 0.0},
+                 {"source", it->source},
+                 {"note", ok ? std::string() : "infeasible: " + b.reason}});
   }
+}
+
+void evaluate(PrefillRun& run) {
+  ProgressTask progress = run.ctx.progress().start("prefill", run.spec.scenarios.size());
+  const std::vector<prefill::ScenarioStudy> all =
+      run.map(run.spec.scenarios, [&](const std::string& name) {
+        prefill::ScenarioSpec s = prefill::load_scenario(name, run.presets);
+        if (!run.spec.gpu_counts.empty()) s.gpu_counts = run.spec.gpu_counts;
+        if (!run.spec.fixed_plans) s.fixed_plans.clear();
+        const model::Transformer m = prefill::load_model(s.model, run.presets);
+        std::vector<fabric::Topology> tops;
+        for (const auto& f : s.fabrics) {
+          tops.push_back(fabric::build_topology(fabric::load_fabric(f, run.presets)));
+          tops.back().name = f;
+        }
+        prefill::ScenarioStudy study = prefill::run_study(s, m, tops);
+        progress.advance();
+        return study;
+      });
+  progress.finish();
+  for (const auto& c : prefill::compare_with_seed(all, run.seed)) add_claim(run, c);
+  add_tables(run, all);
+  add_validation(run);
+  add_charts(run);
 }
 
 }  // namespace
 
-report::StudyResult run_prefill_study(const StudyInput& in, Context& ctx) {
-  const auto spec = config::read_spec<PrefillStudySpec>(in.document, in.load);
-  config::LoadOptions plain = in.load;  // --set applies to the study's config only
-  plain.assignments.clear();
-  report::StudyResult r;
-  r.study = in.name;
-  r.title = "Prefill latency on the electrical baseline and the photonic pods";
-  r.spec_section = "SPEC 2.3";
-  r.seed = ctx.seed();
-  r.config = config::to_yaml(in.document);
-
-  std::vector<prefill::ScenarioStudy> all;
-  ProgressTask progress = ctx.progress().start("prefill", spec.scenarios.size());
-  for (const std::string& name : spec.scenarios) {
-    ctx.throw_if_cancelled(fmt::format("prefill study (before scenario '{}')", name));
-    prefill::ScenarioSpec s = prefill::load_scenario(name, plain);
-    if (!spec.gpu_counts.empty()) s.gpu_counts = spec.gpu_counts;
-    if (!spec.fixed_plans) s.fixed_plans.clear();
-    const model::Transformer m = prefill::load_model(s.model, plain);
-    std::vector<fabric::Topology> tops;
-    for (const auto& f : s.fabrics) {
-      tops.push_back(fabric::build_topology(fabric::load_fabric(f, plain)));
-      tops.back().name = f;
-    }
-    all.push_back(prefill::run_study(s, m, tops));
-    progress.advance();
-  }
-  progress.finish();
-
-  for (const auto& c : prefill::compare_with_seed(all, prefill::load_study_seed(plain))) {
-    const bool speedup = c.seed.figure.rfind("speedup", 0) == 0;
-    report::Claim& claim =
-        r.add_claim(claim_id(c.seed.figure + "_" + c.seed.scenario + "_" + c.fabric),
-                    fmt::format("{} [{}]", c.seed.text, c.fabric), speedup ? "" : "1/s");
-    claim.seed_value = c.seed.low == c.seed.high
-                           ? report::SeedValue::point(c.seed.high)
-                           : report::SeedValue::range(c.seed.low, c.seed.high);
-    if (!c.available) {
-      claim.explanation = "the scenarios run hold no such figure (see the study's config)";
-      continue;
-    }
-    claim.ours = c.ours_high;
-    judge(claim, c, spec.agreement);
-  }
-  add_tables(r, all);
-  add_validation(r, spec.validations, plain, ctx);
-  add_charts(r);
-  return r;
+void add_prefill_study(Registry& registry) {
+  add_study(registry,
+            Definition<PrefillStudySpec, Seed>{
+                .name = "prefill",
+                .help = "the seed's prefill scenarios on the electrical and photonic fabrics",
+                .title = "Prefill latency on the electrical baseline and the photonic pods",
+                .spec_section = "SPEC 2.3",
+                .reference = "references/prefill_study_seed.yaml",
+                .evaluate = evaluate});
 }
 
 }  // namespace lightsim::studies

@@ -4,10 +4,10 @@
 // docs/prism.md).
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 
 #include "lightsim/prism/cost.h"
 #include "lightsim/prism/programming.h"
+#include "lightsim/studies/runner.h"
 #include "lightsim/studies/system.h"
 
 namespace lightsim::studies {
@@ -50,7 +50,10 @@ TecComparison tec_comparison(const prism::CostReport& tfln, std::string_view tfl
 
 namespace {
 
-constexpr double kPico = 1e12, kNano = 1e9;
+constexpr double kPico = 1e12, kNano = 1e9, kFemto = 1e15;
+using report::SeedValue;
+using Seed = prism::PrismSeedReference;
+using PrismRun = Run<PrismStudySpec, Seed>;
 
 struct Costed {
   std::string name;
@@ -71,19 +74,18 @@ std::string largest(const prism::CostReport& r, bool dynamic_only) {
   return out;
 }
 
-void judge(report::Claim& c, double seed, double band, const std::string& why) {
-  const double ours = *c.ours;
-  if (std::abs(ours - seed) <= band * std::abs(seed)) {
-    c.verdict = report::Verdict::holds;
-    c.explanation = why;
-    return;
-  }
-  c.verdict = report::Verdict::does_not_hold;
-  c.explanation = fmt::format("ours is {:.3g}x the seed's figure: {}", ours / seed, why);
+// The claim `id` judged with our figure; a claim that does not hold says by what factor.
+void judged(PrismRun& run, std::string_view id, double ours, const std::string& why) {
+  report::Claim& c = run.claim(id, ours);
+  c.explanation =
+      c.verdict == report::Verdict::holds
+          ? why
+          : fmt::format("ours is {:.3g}x the seed's figure: {}", ours / c.seed_value.lo, why);
 }
 
-void add_claims(report::StudyResult& r, const std::vector<Costed>& all, const PrismStudySpec& spec,
-                const prism::PrismSeedReference& seed) {
+void add_claims(PrismRun& run, const std::vector<Costed>& all) {
+  const PrismStudySpec& spec = run.spec;
+  const Seed& seed = run.seed;
   const auto find = [&](const std::string& name) -> const Costed* {
     for (const auto& c : all)
       if (c.name == name) return &c;
@@ -92,103 +94,78 @@ void add_claims(report::StudyResult& r, const std::vector<Costed>& all, const Pr
   const std::string doc = "docs/prism.md, \"Our figures beside the seed's\", explains it";
   if (const Costed* s = find(spec.seed_preset)) {
     const prism::CostReport& c = s->cost;
-    report::Claim& e = r.add_claim("dynamic_energy", "dynamic energy per query", "pJ");
-    e.seed_value = report::SeedValue::point(seed.dynamic_energy.si() * kPico);
-    e.ours = c.dynamic_energy * kPico;
-    judge(e, e.seed_value.lo, spec.agreement,
-          fmt::format("largest components on {}: {}; {}", s->name, largest(c, true), doc));
+    judged(run, "dynamic_energy", c.dynamic_energy * kPico,
+           fmt::format("largest components on {}: {}; {}", s->name, largest(c, true), doc));
 
     // A claim that needs the TEC's power, on a design whose TEC has no steady state.
-    auto tec_not_a_figure = [&](report::Claim& claim) {
-      claim.verdict = report::Verdict::not_comparable;
-      claim.explanation = fmt::format(
+    const auto tec_not_a_figure = [&](std::string_view id) {
+      run.claim(id, std::nullopt).explanation = fmt::format(
           "{}'s TEC cannot hold its chip at {:.3g} W of on-chip dissipation at full rate ({}), "
           "so its power is not a figure",
           s->name, c.dissipated_power, c.thermal.reason);
     };
-    report::Claim& t = r.add_claim("energy_with_tec", "energy per query with the TEC", "pJ");
-    t.seed_value = report::SeedValue::point(seed.energy_with_tec.si() * kPico);
-    if (c.tec_included) {
-      t.ours = (c.dynamic_energy + c.tec_over_latency) * kPico;
-      judge(t, t.seed_value.lo, spec.agreement,
-            fmt::format("the seed's convention, dynamic + TEC power x one query's latency: TEC "
-                        "{:.3g} W x {:.3g} ns; with static shares at full rate ({:.3g} "
-                        "queries/s) the total is {:.4g} pJ; {}",
-                        c.tec_power, c.timeline.latency * kNano, c.system_qps,
-                        c.total_energy * kPico, doc));
-    } else {
-      tec_not_a_figure(t);
-    }
+    if (c.tec_included)
+      judged(run, "energy_with_tec", (c.dynamic_energy + c.tec_over_latency) * kPico,
+             fmt::format("the seed's convention, dynamic + TEC power x one query's latency: TEC "
+                         "{:.3g} W x {:.3g} ns; with static shares at full rate ({:.3g} "
+                         "queries/s) the total is {:.4g} pJ; {}",
+                         c.tec_power, c.timeline.latency * kNano, c.system_qps,
+                         c.total_energy * kPico, doc));
+    else
+      tec_not_a_figure("energy_with_tec");
 
-    report::Claim& l = r.add_claim("latency", "latency per query (one pass)", "ns");
-    l.seed_value = report::SeedValue::point(seed.latency.si() * kNano);
-    l.ours = c.timeline.latency * kNano;
-    judge(l, l.seed_value.lo, spec.agreement,
-          fmt::format("sum of the controller states on {}: integrate {:.3g} ns, ADC {:.3g} ns, "
-                      "top-k {:.3g} ns, DAC setup {:.3g} ns, optics {:.3g} ns; {}",
-                      s->name, c.timeline.integrate * kNano, c.timeline.adc_conv * kNano,
-                      c.timeline.topk * kNano, c.timeline.dac_setup * kNano,
-                      c.timeline.optical_prop * kNano, doc));
+    judged(run, "latency", c.timeline.latency * kNano,
+           fmt::format("sum of the controller states on {}: integrate {:.3g} ns, ADC {:.3g} ns, "
+                       "top-k {:.3g} ns, DAC setup {:.3g} ns, optics {:.3g} ns; {}",
+                       s->name, c.timeline.integrate * kNano, c.timeline.adc_conv * kNano,
+                       c.timeline.topk * kNano, c.timeline.dac_setup * kNano,
+                       c.timeline.optical_prop * kNano, doc));
 
-    report::Claim& w = r.add_claim("switch_energy", "energy per ring (weight) switch", "fJ");
-    w.seed_value = report::SeedValue::point(seed.switch_energy.si() * 1e15);
     const prism::ProgrammingCost p = prism::programming_cost(s->spec);
-    w.ours = p.switch_energy * 1e15;
-    judge(w, w.seed_value.lo, spec.agreement,
-          fmt::format("weight-DAC conversion {:.3g} fJ + driver charge (2/3) C V^2 {:.3g} fJ; {}",
-                      p.dac_energy * 1e15, p.drive_energy * 1e15, doc));
+    judged(run, "switch_energy", p.switch_energy * kFemto,
+           fmt::format("weight-DAC conversion {:.3g} fJ + driver charge (2/3) C V^2 {:.3g} fJ; {}",
+                       p.dac_energy * kFemto, p.drive_energy * kFemto, doc));
 
-    report::Claim& tec = r.add_claim("tec_power", "TEC power", "W");
-    tec.seed_value = report::SeedValue::point(seed.tec_power.si());
-    if (c.tec_included) {
-      tec.ours = c.tec_power;
-      judge(tec, tec.seed_value.lo, spec.agreement,
-            fmt::format("steady state for {:.3g} W dissipated on chip at full rate",
-                        c.dissipated_power));
-    } else {
-      tec_not_a_figure(tec);
-    }
+    if (c.tec_included)
+      judged(run, "tec_power", c.tec_power,
+             fmt::format("steady state for {:.3g} W dissipated on chip at full rate",
+                         c.dissipated_power));
+    else
+      tec_not_a_figure("tec_power");
   }
   const Costed* multiplexed = nullptr;
   for (const auto& c : all)
     if (c.cost.timeline.passes == seed.multiplexed_passes) multiplexed = &c;
-  report::Claim& m = r.add_claim(
-      "multiplexed_latency",
-      fmt::format("latency with {} passes of time multiplexing", seed.multiplexed_passes), "ns");
-  m.seed_value = report::SeedValue::point(seed.multiplexed_latency.si() * kNano);
   if (multiplexed == nullptr) {
-    m.explanation = "no preset of this run has that many passes (the `scaled` preset has)";
+    run.claim("multiplexed_latency", std::nullopt).explanation =
+        "no preset of this run has that many passes (the `scaled` preset has)";
   } else {
     const prism::Timeline& t = multiplexed->cost.timeline;
-    m.ours = t.latency * kNano;
-    judge(m, m.seed_value.lo, spec.agreement,
-          fmt::format("{}: each pass reloads the bank ({:.3g} ns) and repeats integrate / ADC / "
-                      "top-k, then the {} sorted lists merge ({:.3g} ns); {}",
-                      multiplexed->name, t.weight_load * kNano, t.passes, t.merge * kNano, doc));
+    judged(run, "multiplexed_latency", t.latency * kNano,
+           fmt::format("{}: each pass reloads the bank ({:.3g} ns) and repeats integrate / ADC / "
+                       "top-k, then the {} sorted lists merge ({:.3g} ns); {}",
+                       multiplexed->name, t.weight_load * kNano, t.passes, t.merge * kNano, doc));
   }
   const Costed* tfln = find(spec.seed_preset);
   const Costed* soi = spec.soi_preset.empty() ? nullptr : find(spec.soi_preset);
   if (tfln != nullptr && soi != nullptr) {
-    report::Claim& x =
-        r.add_claim("soi_power_ratio", "total system power of TFLN is 2400x lower than SOI", "");
-    x.seed_value = report::SeedValue::point(seed.soi_power_ratio);
     const TecComparison tec = tec_comparison(tfln->cost, tfln->name, soi->cost, soi->name);
     const double p_soi = full_rate_power(soi->cost, tec.with_tec);
     const double p_tfln = full_rate_power(tfln->cost, tec.with_tec);
-    x.ours = p_soi / p_tfln;
-    judge(x, x.seed_value.lo, spec.agreement,
-          fmt::format("{}power at full rate (every per-query energy x system rate{}): {} {:.4g} W "
-                      "(static {:.4g} W), {} {:.4g} W (static {:.4g} W); {}",
-                      tec.note, tec.with_tec ? "" : ", TEC excluded", soi->name, p_soi,
-                      soi->cost.static_power_total - (tec.with_tec ? 0.0 : soi->cost.tec_power),
-                      tfln->name, p_tfln,
-                      tfln->cost.static_power_total - (tec.with_tec ? 0.0 : tfln->cost.tec_power),
-                      doc));
+    judged(run, "soi_power_ratio", p_soi / p_tfln,
+           fmt::format("{}power at full rate (every per-query energy x system rate{}): {} {:.4g} W "
+                       "(static {:.4g} W), {} {:.4g} W (static {:.4g} W); {}",
+                       tec.note, tec.with_tec ? "" : ", TEC excluded", soi->name, p_soi,
+                       soi->cost.static_power_total - (tec.with_tec ? 0.0 : soi->cost.tec_power),
+                       tfln->name, p_tfln,
+                       tfln->cost.static_power_total - (tec.with_tec ? 0.0 : tfln->cost.tec_power),
+                       doc));
   }
 }
 
-void add_tables(report::StudyResult& r, const std::vector<Costed>& all) {
-  Table sum({{"preset", ""},
+void add_tables(PrismRun& run, const std::vector<Costed>& all) {
+  run.table("summary", "Cost and timing per preset",
+            {{"preset", ""},
              {"passes", ""},
              {"chips", ""},
              {"banks", ""},
@@ -203,96 +180,141 @@ void add_tables(report::StudyResult& r, const std::vector<Costed>& all) {
              {"tec_included", ""},
              {"area", "mm^2"},
              {"feasible", ""}});
-  Table energy(
+  run.table(
+      "energy", "Energy per query by component",
       {{"preset", ""}, {"component", ""}, {"energy", "pJ"}, {"share", ""}, {"provenance", ""}});
-  Table timeline({{"preset", ""},
-                  {"state", ""},
-                  {"pass", ""},
-                  {"start", "ns"},
-                  {"end", "ns"},
-                  {"duration", "ns"}});
+  run.table("timeline", "Controller timeline of one query",
+            {{"preset", ""},
+             {"state", ""},
+             {"pass", ""},
+             {"start", "ns"},
+             {"end", "ns"},
+             {"duration", "ns"}});
   for (const auto& c : all) {
     const prism::CostReport& k = c.cost;
-    sum.add_row({c.name, std::int64_t{k.timeline.passes}, std::int64_t{k.timeline.chips},
-                 std::int64_t{k.banks}, k.timeline.latency * kNano, k.timeline.interval * kNano,
-                 k.timeline.qps, k.system_qps, k.dynamic_energy * kPico, k.total_energy * kPico,
-                 k.static_power_total, k.tec_power, k.tec_included, k.area_total * 1e6,
-                 k.feasibility.feasible && k.thermal.feasible});
+    run.add_row("summary", {{"preset", c.name},
+                            {"passes", std::int64_t{k.timeline.passes}},
+                            {"chips", std::int64_t{k.timeline.chips}},
+                            {"banks", std::int64_t{k.banks}},
+                            {"latency", k.timeline.latency * kNano},
+                            {"interval", k.timeline.interval * kNano},
+                            {"queries_per_s_per_bank", k.timeline.qps},
+                            {"system_queries_per_s", k.system_qps},
+                            {"dynamic_energy", k.dynamic_energy * kPico},
+                            {"total_energy", k.total_energy * kPico},
+                            {"static_power", k.static_power_total},
+                            {"tec_power", k.tec_power},
+                            {"tec_included", k.tec_included},
+                            {"area", k.area_total * 1e6},
+                            {"feasible", k.feasibility.feasible && k.thermal.feasible}});
     for (const auto& e : k.energy)
-      energy.add_row({c.name, e.name, e.value * kPico, e.value / k.total_energy, e.provenance});
+      run.add_row("energy", {{"preset", c.name},
+                             {"component", e.name},
+                             {"energy", e.value * kPico},
+                             {"share", e.value / k.total_energy},
+                             {"provenance", e.provenance}});
     for (const auto& p : k.timeline.phases)
-      timeline.add_row({c.name, prism::to_string(p.state), std::int64_t{p.pass}, p.start * kNano,
-                        (p.start + p.duration) * kNano, p.duration * kNano});
+      run.add_row("timeline", {{"preset", c.name},
+                               {"state", std::string(prism::to_string(p.state))},
+                               {"pass", std::int64_t{p.pass}},
+                               {"start", p.start * kNano},
+                               {"end", (p.start + p.duration) * kNano},
+                               {"duration", p.duration * kNano}});
   }
-  r.tables.push_back({"summary", "Cost and timing per preset", std::move(sum)});
-  r.tables.push_back({"energy", "Energy per query by component", std::move(energy)});
-  r.tables.push_back({"timeline", "Controller timeline of one query", std::move(timeline)});
 }
 
-void add_charts(report::StudyResult& r) {
-  r.add_chart(
-      "Energy per query by component (static tuning and TEC shared over the full query "
-      "rate)",
-      "energy", Json::parse(R"json({
-    "mark": "bar",
-    "encoding": {
-      "x": {"field": "preset", "type": "nominal"},
-      "y": {"field": "share", "type": "quantitative", "stack": "normalize",
-            "title": "share of the energy per query"},
-      "color": {"field": "component", "type": "nominal"},
-      "tooltip": [{"field": "preset"}, {"field": "component"},
-                  {"field": "energy", "format": ".4g", "title": "pJ"}]
-    }
-  })json"));
-  r.add_chart("Prism controller timeline of one query (Gantt)", "timeline", Json::parse(R"json({
-    "mark": "bar",
-    "encoding": {
-      "x": {"field": "start", "type": "quantitative", "title": "time (ns)"},
-      "x2": {"field": "end"},
-      "y": {"field": "state", "type": "nominal", "sort": null},
-      "color": {"field": "state", "type": "nominal", "legend": null},
-      "row": {"field": "preset", "type": "nominal"},
-      "tooltip": [{"field": "state"}, {"field": "pass"}, {"field": "start", "format": ".3f"},
-                  {"field": "duration", "format": ".3f"}]
-    },
-    "resolve": {"scale": {"x": "independent", "y": "independent"}}
-  })json"));
+void add_charts(PrismRun& run) {
+  Chart energy{.title =
+                   "Energy per query by component (static tuning and TEC shared over the "
+                   "full query rate)",
+               .table = "energy",
+               .mark = Mark::bar};
+  energy.x = Channel{.field = "preset", .type = "nominal"};
+  energy.y = Channel{.field = "share",
+                     .type = "quantitative",
+                     .title = "share of the energy per query",
+                     .stack = "normalize"};
+  energy.color = Channel{.field = "component", .type = "nominal"};
+  energy.tooltip = {tip("preset"), tip("component"), tip("energy", ".4g", "pJ")};
+  run.chart(energy);
+
+  Chart gantt{.title = "Prism controller timeline of one query (Gantt)",
+              .table = "timeline",
+              .mark = Mark::bar};
+  gantt.x = Channel{.field = "start", .type = "quantitative", .title = "time (ns)"};
+  gantt.x2 = Channel{.field = "end"};
+  gantt.y = Channel{.field = "state", .type = "nominal", .unsorted = true};
+  gantt.color = Channel{.field = "state", .type = "nominal", .no_legend = true};
+  gantt.row = Channel{.field = "preset", .type = "nominal"};
+  gantt.tooltip = {tip("state"), tip("pass"), tip("start", ".3f"), tip("duration", ".3f")};
+  gantt.independent = {"x", "y"};
+  run.chart(gantt);
+}
+
+void evaluate(PrismRun& run) {
+  const std::vector<Costed> all = run.map(run.spec.presets, [&](const std::string& name) {
+    Costed c{name, prism::load_accelerator(name, run.presets), {}};
+    c.cost = prism::cost(c.spec);
+    return c;
+  });
+  add_claims(run, all);
+  add_tables(run, all);
+  add_charts(run);
+}
+
+// A claim of the seed's figure `field` (in SI units) shown in the claim's unit (x `scale`).
+template <class Q>
+ClaimRule<PrismStudySpec, Seed> figure(std::string id, std::string text, std::string unit,
+                                       Q Seed::*field, double scale) {
+  return {
+      .id = std::move(id),
+      .unit = std::move(unit),
+      .tolerance = &PrismStudySpec::agreement,
+      .text = [text = std::move(text)](const Seed&) { return text; },
+      .seed = [field, scale](const Seed& s) { return SeedValue::point((s.*field).si() * scale); }};
 }
 
 }  // namespace
 
-report::StudyResult run_prism_study(const StudyInput& in, Context& ctx) {
-  const auto spec = config::read_spec<PrismStudySpec>(in.document, in.load);
-  config::LoadOptions plain = in.load;  // --set applies to the study's config only
-  plain.assignments.clear();
-  std::filesystem::path reference;
-  for (const auto& root : in.load.config_roots)
-    if (const auto f = root / "references" / "prism_seed.yaml"; std::filesystem::exists(f)) {
-      reference = f;
-      break;
-    }
-  LIGHTSIM_CHECK_AS(ConfigError, !reference.empty(),
-                    "{}: no references/prism_seed.yaml under the config roots",
-                    in.config_file.string());
-  const auto seed = config::load_spec<prism::PrismSeedReference>(reference, plain);
-  report::StudyResult r;
-  r.study = in.name;
-  r.title = "Prism accelerator: energy, latency, area and timeline per preset";
-  r.spec_section = "SPEC 1.2, 1.3, 1.7";
-  r.seed = ctx.seed();
-  r.config = config::to_yaml(in.document);
-
-  std::vector<Costed> all;
-  for (const std::string& name : spec.presets) {
-    ctx.throw_if_cancelled(fmt::format("prism study (before preset '{}')", name));
-    Costed c{name, prism::load_accelerator(name, plain), {}};
-    c.cost = prism::cost(c.spec);
-    all.push_back(std::move(c));
-  }
-  add_claims(r, all, spec, seed);
-  add_tables(r, all);
-  add_charts(r);
-  return r;
+void add_prism_study(Registry& registry) {
+  add_study(
+      registry,
+      Definition<PrismStudySpec, Seed>{
+          .name = "prism",
+          .help = "Prism accelerator: energy, latency and area per preset beside the seed",
+          .title = "Prism accelerator: energy, latency, area and timeline per preset",
+          .spec_section = "SPEC 1.2, 1.3, 1.7",
+          .reference = "references/prism_seed.yaml",
+          .claims = {figure("dynamic_energy", "dynamic energy per query", "pJ",
+                            &Seed::dynamic_energy, kPico),
+                     figure("energy_with_tec", "energy per query with the TEC", "pJ",
+                            &Seed::energy_with_tec, kPico),
+                     figure("latency", "latency per query (one pass)", "ns", &Seed::latency, kNano),
+                     figure("switch_energy", "energy per ring (weight) switch", "fJ",
+                            &Seed::switch_energy, kFemto),
+                     figure("tec_power", "TEC power", "W", &Seed::tec_power, 1.0),
+                     {.id = "multiplexed_latency",
+                      .unit = "ns",
+                      .tolerance = &PrismStudySpec::agreement,
+                      .text =
+                          [](const Seed& s) {
+                            return fmt::format("latency with {} passes of time multiplexing",
+                                               s.multiplexed_passes);
+                          },
+                      .seed =
+                          [](const Seed& s) {
+                            return SeedValue::point(s.multiplexed_latency.si() * kNano);
+                          }},
+                     {.id = "soi_power_ratio",
+                      .unit = "",
+                      .tolerance = &PrismStudySpec::agreement,
+                      .text =
+                          [](const Seed& s) {
+                            return fmt::format("total system power of TFLN is {:g}x lower than SOI",
+                                               s.soi_power_ratio);
+                          },
+                      .seed = [](const Seed& s) { return SeedValue::point(s.soi_power_ratio); }}},
+          .evaluate = evaluate});
 }
 
 }  // namespace lightsim::studies

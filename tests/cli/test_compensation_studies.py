@@ -49,6 +49,40 @@ class CompensationStudies(CliTest):
         modes = {row[1] for row in table["rows"]}
         self.assertEqual(modes, {"balanced", "single_ended"})
 
+    def test_set_addresses_the_study_not_the_seed_reference(self):
+        # top_k is a key of the balanced study's config; the seed reference has none.
+        out = self.tmp / "balanced_k4"
+        r = run("study", "run", "balanced", "--quick", "--set", "top_k=4", "--out", out,
+                timeout=300)
+        self.assertExit(r, 0)
+        doc = json.loads((out / "balanced.json").read_text())
+        claim = doc["claims"][0]
+        self.assertEqual(claim["seed_value"], 0.87)
+        self.assertIn("Recall@8 by 87%", claim["claim"])
+        self.assertIn("Recall@4", doc["tables"][0]["title"])
+        # Our Recall@4 gain is shown beside the seed's Recall@8 gain, not judged against it.
+        self.assertEqual(claim["verdict"], "not comparable")
+        self.assertIsNotNone(claim["ours"])
+
+    def test_set_never_rewrites_the_seed_claim(self):
+        # weight_bits=6 sets the study's bits; the seed's 4-bit figures stay its own, and a
+        # 6-bit figure of ours is shown beside them, not judged against them.
+        out = self.tmp / "enhancement_6bit"
+        r = run("study", "run", "enhancement", "--quick", "--set", "weight_bits=6", "--out", out,
+                timeout=300)
+        self.assertExit(r, 0)
+        doc = json.loads((out / "enhancement.json").read_text())
+        self.assertIn("6-bit", doc["title"])
+        claims = {c["id"]: c for c in doc["claims"]}
+        single, voted = claims["single_evaluation_recall"], claims["voted_recall"]
+        self.assertEqual(single["claim"], "4-bit Recall@32 of one evaluation is 0.57")
+        self.assertEqual(voted["claim"], "50 Monte-Carlo votes raise 4-bit Recall@32 to 0.81")
+        self.assertEqual(single["seed_value"], 0.57)
+        for c in (single, voted):
+            self.assertEqual(c["verdict"], "not comparable")
+            self.assertIsNotNone(c["ours"])
+            self.assertIn("6-bit weights", c["explanation"])
+
     def test_bad_votes_is_an_input_error(self):
         cfg = self.write("e.yaml", "schema_version: 1\nkind: enhancement_study\n"
                          "accelerator: {preset: seed_fit}\nworkload: {preset: qwen2.5-7b}\n"

@@ -13,8 +13,8 @@
 //   c.seed_value = SeedValue::point(32768);   // from configs/references/, never typed in
 //   c.ours = crossover_tokens;
 //   c.verdict = Verdict::holds;
-//   Table& t = r.add_table("energy", "Energy per query", {{"context", "tokens"}, {"pj", "pJ"}});
-//   t.add_row({std::int64_t{4096}, 12.5});
+//   r.add_table("energy", "Energy per query", {{"context", "tokens"}, {"pj", "pJ"}});
+//   r.add_row("energy", {{"context", std::int64_t{4096}}, {"pj", 12.5}});
 //   r.add_chart("Energy vs context", "energy", vega_lite_spec_without_data);
 //   report::write_result(out_dir, r);
 #pragma once
@@ -90,6 +90,12 @@ struct Chart {
   Json vega_lite;     // a JSON object
 };
 
+// One cell of a row filled by column name (StudyResult::add_row).
+struct NamedCell {
+  std::string_view column;
+  Cell value;
+};
+
 struct StudyResult {
   std::string study;         // identifier [a-z0-9_]+; the file is <study>.json
   std::string title;         // one line, shown as the section heading
@@ -108,6 +114,10 @@ struct StudyResult {
   // next add_table).
   Table& add_table(std::string table_name, std::string table_title, std::vector<Column> columns);
   void add_chart(std::string chart_title, std::string table_name, Json vega_lite);
+  // Appends a row to the table named `table_name`, every cell by its column's name. An unknown
+  // table or column, a column given twice or a column left out is an InternalError (a bug of
+  // the study, not of its input).
+  void add_row(std::string_view table_name, std::initializer_list<NamedCell> cells);
 };
 
 // Checks every rule of docs/results.md; throws DataFormatError "<source>: <key>: <problem>".

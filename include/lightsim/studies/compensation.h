@@ -33,6 +33,7 @@ struct CompensationSeedReference {
   double recall32_single = 0;        // Recall@32 before voting
   double recall32_voted = 0;         // Recall@32 after voting
   double balanced_recall8_gain = 0;  // Recall@8 balanced over single-ended, relative
+  int balanced_k = 8;                // the k of that Recall@k
   static void describe(config::Schema<CompensationSeedReference>& s);
 };
 
@@ -63,10 +64,12 @@ struct EnhancementStudySpec {
   Length static_residual = Length::si(2e-12);
   Length static_drift = Length::si(10e-12);
   QatStudySpec qat;
+  double tolerance = 0.05;  // |ours - seed| (Recall@32) within which a claim holds
   static void describe(config::Schema<EnhancementStudySpec>& s);
 };
 
-report::StudyResult run_enhancement_study(const StudyInput& in, Context& ctx);
+// Registers the study `enhancement` (its spec kind and its definition; runner.h).
+void add_enhancement_study(Registry& registry);
 
 struct BalancedStudySpec {
   static constexpr std::string_view kind = "balanced_study";
@@ -78,12 +81,11 @@ struct BalancedStudySpec {
   // Laser power per line relative to the accelerator's (the same for both modes: equal
   // optical power); the first entry is the claim's operating point.
   std::vector<double> power_scale = {1.0, 0.1, 0.01, 0.001};
+  double tolerance = 0.1;  // relative deviation from the seed's gain within which it holds
   static void describe(config::Schema<BalancedStudySpec>& s);
 };
 
-report::StudyResult run_balanced_study(const StudyInput& in, Context& ctx);
-
-// Loads configs/references/compensation_seed.yaml from the first config root that has it.
-CompensationSeedReference load_compensation_seed(const config::LoadOptions& load);
+// Registers the study `balanced` (its spec kind and its definition; runner.h).
+void add_balanced_study(Registry& registry);
 
 }  // namespace lightsim::studies

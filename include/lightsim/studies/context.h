@@ -51,6 +51,7 @@ struct ContextSeedReference {
   static void describe(config::Schema<ContextSeedReference>& s);
 };
 
-report::StudyResult run_context_study(const StudyInput& in, Context& ctx);
+// Registers the study `context` (its spec kind and its definition; runner.h).
+void add_context_study(Registry& registry);
 
 }  // namespace lightsim::studies

@@ -26,6 +26,7 @@ struct DecodeStudySpec {
   static void describe(config::Schema<DecodeStudySpec>& s);
 };
 
-report::StudyResult run_decode_study(const StudyInput& in, Context& ctx);
+// Registers the study `decode` (its spec kind and its definition; runner.h).
+void add_decode_study(Registry& registry);
 
 }  // namespace lightsim::studies

@@ -60,6 +60,7 @@ struct EnergyStudySpec {
   std::int64_t query_steps = 4;   // decode steps whose queries probe the FAISS index
   double agreement = 0.1;         // relative band for the seed's exact figures
   double approx_agreement = 0.3;  // relative band for the seed's "~" figures
+  double order_decades = 0.5;     // an "order of" figure holds within this many decades
   static void describe(config::Schema<EnergyStudySpec>& s);
 };
 
@@ -123,6 +124,7 @@ struct PrismAtContext {
 PrismAtContext prism_at(std::int64_t blocks,
                         const std::vector<std::pair<std::string, prism::AcceleratorSpec>>& accels);
 
-report::StudyResult run_energy_study(const StudyInput& in, Context& ctx);
+// Registers the study `energy` (its spec kind and its definition; runner.h).
+void add_energy_study(Registry& registry);
 
 }  // namespace lightsim::studies

@@ -160,5 +160,7 @@ NpyArray train_qat_projections(const std::vector<prism::QatData>& train, const N
                                const prism::QatOptions& options, Context& ctx);
 
 report::StudyResult run_impairments_study(const StudyInput& in, Context& ctx);
+// Registers the study `impairments` (its spec kind and its definition; runner.h).
+void add_impairments_study(Registry& registry);
 
 }  // namespace lightsim::studies

@@ -38,6 +38,7 @@ struct NeedleSeedReference {
   static void describe(config::Schema<NeedleSeedReference>& s);
 };
 
-report::StudyResult run_needle_study(const StudyInput& in, Context& ctx);
+// Registers the study `needle` (its spec kind and its definition; runner.h).
+void add_needle_study(Registry& registry);
 
 }  // namespace lightsim::studies

@@ -4,7 +4,8 @@
 // A study is a function registered in the "study" family (studies::register_all and each
 // module that contributes one). It reads its own spec kind (`<name>_study`) from its config
 // document, configs/studies/<name>.yaml by default, and returns the result; it never writes
-// files itself (run_study's caller does, atomically).
+// files itself (run_study's caller does, atomically). The studies of this module are
+// declarations (definition.h) turned into such functions by the one runner (runner.h).
 //
 // Problem size. A study config may hold a `sizes:` map with `quick:` and `full:` overlays
 // (key paths of the same document); run_study merges the overlay of the requested size onto

@@ -68,9 +68,10 @@ struct TecComparison {
 TecComparison tec_comparison(const prism::CostReport& tfln, std::string_view tfln_name,
                              const prism::CostReport& soi, std::string_view soi_name);
 
-report::StudyResult run_prefill_study(const StudyInput& in, Context& ctx);
-report::StudyResult run_prism_study(const StudyInput& in, Context& ctx);
-report::StudyResult run_thermal_study(const StudyInput& in, Context& ctx);
+// Register the studies `prefill`, `prism` and `thermal` (spec kind and definition; runner.h).
+void add_prefill_study(Registry& registry);
+void add_prism_study(Registry& registry);
+void add_thermal_study(Registry& registry);
 
 // Claim identifier from free text: lower case, [a-z0-9_] only, runs of others as one '_'.
 std::string claim_id(std::string_view text);

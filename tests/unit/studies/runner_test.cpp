@@ -1,0 +1,200 @@
+// The study runner (runner.h): the one judge, tables by column name, the chart builder, the
+// header and the references read without the study's --set assignments, the parallel map.
+#include "lightsim/studies/runner.h"
+
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "lightsim/core/json.h"
+#include "scratch_dir.h"
+
+namespace lightsim::studies {
+namespace {
+
+using report::SeedValue;
+using report::Verdict;
+
+TEST(Judge, RelativeAndAbsoluteBands) {
+  EXPECT_EQ(judge(SeedValue::point(10), 10.9, Comparison::relative, 0.1), Verdict::holds);
+  EXPECT_EQ(judge(SeedValue::point(10), 11.2, Comparison::relative, 0.1), Verdict::does_not_hold);
+  EXPECT_EQ(judge(SeedValue::point(-10), -10.9, Comparison::relative, 0.1), Verdict::holds);
+  EXPECT_EQ(judge(SeedValue::point(0.85), 0.81, Comparison::absolute, 0.05), Verdict::holds);
+  EXPECT_EQ(judge(SeedValue::point(0.85), 0.79, Comparison::absolute, 0.05),
+            Verdict::does_not_hold);
+}
+
+TEST(Judge, BoundsDirectionsAndOrders) {
+  EXPECT_EQ(judge(SeedValue::point(1), 0.5, Comparison::at_most, 0), Verdict::holds);
+  EXPECT_EQ(judge(SeedValue::point(1), 1.5, Comparison::at_most, 0), Verdict::does_not_hold);
+  EXPECT_EQ(judge(SeedValue::point(0.1), 0.2, Comparison::at_least, 0), Verdict::holds);
+  EXPECT_EQ(judge(SeedValue::point(0.1), 0.05, Comparison::at_least, 0), Verdict::does_not_hold);
+  EXPECT_EQ(judge(SeedValue::point(-28), -1, Comparison::same_sign, 0), Verdict::holds);
+  EXPECT_EQ(judge(SeedValue::point(-28), 3, Comparison::same_sign, 0), Verdict::does_not_hold);
+  EXPECT_EQ(judge(SeedValue::point(5), 12, Comparison::same_order, 0.5), Verdict::holds);
+  EXPECT_EQ(judge(SeedValue::point(5), 20, Comparison::same_order, 0.5), Verdict::does_not_hold);
+}
+
+TEST(Judge, RangesAndMissingFigures) {
+  const SeedValue seed = SeedValue::range(2, 4);
+  EXPECT_EQ(judge(seed, 2.5, 3.5, Comparison::relative, 0.1), Verdict::holds);
+  EXPECT_EQ(judge(seed, 3.5, 6.0, Comparison::relative, 0.1), Verdict::holds_under_conditions);
+  EXPECT_EQ(judge(seed, 1.0, 9.0, Comparison::relative, 0.1), Verdict::holds_under_conditions);
+  EXPECT_EQ(judge(seed, 5.0, 6.0, Comparison::relative, 0.1), Verdict::does_not_hold);
+  EXPECT_EQ(judge(SeedValue::point(1), std::nullopt, Comparison::relative, 0.1),
+            Verdict::not_comparable);
+  EXPECT_EQ(judge(SeedValue::none(), 1.0, Comparison::relative, 0.1), Verdict::not_comparable);
+  EXPECT_THROW((void)judge(seed, 1.0, Comparison::relative, -0.1), InternalError);
+}
+
+TEST(TableByName, RowsAreFilledByColumnName) {
+  report::StudyResult r;
+  r.study = "t";
+  r.add_table("grid", "a grid", {{"gpu", ""}, {"batch", ""}, {"ms", "ms"}});
+  r.add_row("grid", {{"ms", 1.5}, {"gpu", std::string("a100")}, {"batch", std::int64_t{4}}});
+  ASSERT_EQ(r.tables[0].table.row_count(), 1u);
+  const auto& row = r.tables[0].table.rows()[0];
+  EXPECT_EQ(std::get<std::string>(row[0]), "a100");
+  EXPECT_EQ(std::get<std::int64_t>(row[1]), 4);
+  EXPECT_EQ(std::get<double>(row[2]), 1.5);
+}
+
+TEST(TableByName, UnknownMissingOrRepeatedColumnsAreInternalErrors) {
+  report::StudyResult r;
+  r.study = "t";
+  r.add_table("grid", "a grid", {{"gpu", ""}, {"batch", ""}});
+  EXPECT_THROW(r.add_row("nope", {{"gpu", std::string("x")}, {"batch", 1.0}}), InternalError);
+  EXPECT_THROW(r.add_row("grid", {{"gpu", std::string("x")}}), InternalError);
+  EXPECT_THROW(r.add_row("grid", {{"gpu", std::string("x")}, {"batch", 1.0}, {"ms", 2.0}}),
+               InternalError);
+  EXPECT_THROW(r.add_row("grid", {{"gpu", std::string("x")}, {"gpu", std::string("y")}}),
+               InternalError);
+  EXPECT_EQ(r.tables[0].table.row_count(), 0u);
+}
+
+TEST(ChartBuilder, LineChartFromADeclaration) {
+  Chart c{.title = "t", .table = "grid", .mark = Mark::line_points, .filters = {"datum.k == 8"}};
+  c.fold = {"a", "b"};
+  c.fold_as = {"truth", "y"};
+  c.x = Channel{.field = "batch", .type = "quantitative", .scale = {.type = "log", .base = 2}};
+  c.y = Channel{.field = "y", .type = "quantitative", .title = "ratio"};
+  c.color = Channel{.field = "truth", .type = "nominal", .no_legend = true};
+  c.tooltip = {tip("batch", ".3f")};
+  EXPECT_EQ(vega_lite(c).dump(),
+            R"({"mark":{"type":"line","point":true},"transform":[{"filter":"datum.k == 8"},)"
+            R"({"fold":["a","b"],"as":["truth","y"]}],"encoding":{"x":{"field":"batch",)"
+            R"("type":"quantitative","scale":{"type":"log","base":2}},"y":{"field":"y",)"
+            R"("type":"quantitative","title":"ratio"},"color":{"field":"truth","type":"nominal",)"
+            R"("legend":null},"tooltip":[{"field":"batch","format":".3f"}]}})");
+  EXPECT_EQ(vega_lite(Chart{.mark = Mark::bar}).dump(), R"({"mark":"bar"})");
+}
+
+// A study whose spec and reference share the key `value`.
+struct EchoSpec {
+  static constexpr std::string_view kind = "echo_study";
+  double value = 0;
+  double tolerance = 0.1;
+  static void describe(config::Schema<EchoSpec>& s) {
+    s.field("value", &EchoSpec::value, "our figure");
+    s.field("tolerance", &EchoSpec::tolerance, "relative band");
+  }
+};
+
+struct EchoReference {
+  static constexpr std::string_view kind = "echo_reference";
+  double value = 0;
+  static void describe(config::Schema<EchoReference>& s) {
+    s.field("value", &EchoReference::value, "the seed's figure");
+  }
+};
+
+Definition<EchoSpec, EchoReference> echo_definition() {
+  return {
+      .name = "echo",
+      .help = "echo",
+      .title =
+          [](const EchoSpec& s, const EchoReference& r) {
+            return fmt::format("echo {} beside {}", s.value, r.value);
+          },
+      .spec_section = "none",
+      .reference = "references/echo_seed.yaml",
+      .claims = {{.id = "value",
+                  .unit = "x",
+                  .tolerance = &EchoSpec::tolerance,
+                  .text = [](const EchoReference& r) { return fmt::format("it is {}", r.value); },
+                  .seed = [](const EchoReference& r) { return SeedValue::point(r.value); }}},
+      .evaluate =
+          [](Run<EchoSpec, EchoReference>& run) {
+            run.claim("value", run.spec.value).explanation = "echoed";
+            EXPECT_THROW(run.claim("undeclared", 1.0), InternalError);
+          }};
+}
+
+StudyInput echo_input(const std::filesystem::path& root, std::vector<std::string> assignments) {
+  std::filesystem::create_directories(root / "references");
+  std::ofstream(root / "references" / "echo_seed.yaml")
+      << "schema_version: 1\nkind: echo_reference\nvalue: 2\n";
+  std::ofstream(root / "echo.yaml") << "schema_version: 1\nkind: echo_study\nvalue: 2.1\n";
+  config::LoadOptions load;
+  load.config_roots = {root};
+  load.assignments = std::move(assignments);
+  return make_input("echo", root / "echo.yaml", load, Size::standard);
+}
+
+TEST(Runner, FillsTheHeaderAndJudgesTheDeclaredClaim) {
+  const StudyInput in = echo_input(testing::scratch_dir(), {});
+  Context ctx(ContextOptions{.seed = 7, .threads = 1});
+  const report::StudyResult r = run_definition(echo_definition(), in, ctx);
+  EXPECT_EQ(r.study, "echo");
+  EXPECT_EQ(r.title, "echo 2.1 beside 2");
+  EXPECT_EQ(r.spec_section, "none");
+  EXPECT_EQ(r.seed, 7u);
+  EXPECT_EQ(r.config, config::to_yaml(in.document));
+  ASSERT_EQ(r.claims.size(), 1u);
+  EXPECT_EQ(r.claims[0].claim, "it is 2");
+  EXPECT_EQ(r.claims[0].verdict, Verdict::holds);
+}
+
+// --set addresses the study's config: the reference keeps its own figure, and the claim's
+// words and seed figure come from the reference file only.
+TEST(Runner, AssignmentsNeverReachTheReference) {
+  const StudyInput in = echo_input(testing::scratch_dir(), {"value=7"});
+  Context ctx(ContextOptions{.seed = 7, .threads = 1});
+  const report::StudyResult r = run_definition(echo_definition(), in, ctx);
+  ASSERT_EQ(r.claims.size(), 1u);
+  EXPECT_EQ(r.claims[0].claim, "it is 2");
+  EXPECT_EQ(r.claims[0].seed_value.lo, 2.0);
+  EXPECT_EQ(r.claims[0].ours, 7.0);
+  EXPECT_EQ(r.claims[0].verdict, Verdict::does_not_hold);
+}
+
+TEST(Runner, MissingReferenceIsAConfigErrorNamingIt) {
+  const auto root = testing::scratch_dir();
+  StudyInput in = echo_input(root, {});
+  std::filesystem::remove(root / "references" / "echo_seed.yaml");
+  Context ctx;
+  try {
+    (void)run_definition(echo_definition(), in, ctx);
+    FAIL() << "expected ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("echo_seed.yaml"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Runner, MapKeepsGridOrderOnAnyThreadCount) {
+  const StudyInput in = echo_input(testing::scratch_dir(), {});
+  std::vector<int> grid(100);
+  for (int i = 0; i < 100; ++i) grid[i] = i;
+  for (std::size_t threads : {1u, 4u}) {
+    Context ctx(ContextOptions{.seed = 1, .threads = threads});
+    report::StudyResult r;
+    r.study = "echo";
+    RunBase run(in, ctx, r);
+    const std::vector<int> squares = run.map(grid, [](int i) { return i * i; });
+    ASSERT_EQ(squares.size(), grid.size());
+    for (int i = 0; i < 100; ++i) EXPECT_EQ(squares[i], i * i);
+  }
+}
+
+}  // namespace
+}  // namespace lightsim::studies
