@@ -125,7 +125,7 @@ void add_claims(report::StudyResult& r, const Run& run, const EnergyStudySpec& s
   report::Claim& f = r.add_claim("faiss_ivfpq", "GPU ANN (FAISS IVF-PQ), about", "nJ");
   std::string faiss_why = absent;
   if (const auto it = run.faiss.find(c); listed && it != run.faiss.end()) {
-    const FaissTouch& t = it->second;
+    const kv::IvfPqTouch& t = it->second;
     faiss_why = fmt::format(
         "{}: {:.4g} B touched per query on the built index (nlist {}, nprobe {}, m {}, {} bits): "
         "codes of the probed lists {:.4g} B, coarse centroids {:.4g} B, PQ codebook {:.4g} B "

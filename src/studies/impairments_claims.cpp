@@ -189,8 +189,8 @@ void add_compensation_claims(report::StudyResult& r, const ImpairmentsStudySpec&
     std::string id = comp;
     std::replace(id.begin(), id.end(), '+', '_');
     for (const Case& k : cases) {
-      const RetrievalMetrics* none = f.at(k.scenario, k.axis, k.value);
-      const RetrievalMetrics* with = f.at(k.scenario, k.axis, k.value, comp);
+      const kv::KMetrics* none = f.at(k.scenario, k.axis, k.value);
+      const kv::KMetrics* with = f.at(k.scenario, k.axis, k.value, comp);
       report::Claim& claim =
           r.add_claim(fmt::format("{}_recall32_{}", id, k.suffix),
                       fmt::format("with {}, Recall@32 at {} reaches the seed's uncompensated {}",

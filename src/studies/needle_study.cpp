@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "lightsim/core/error.h"
+#include "lightsim/kv/metrics.h"
 #include "lightsim/prism/scorer.h"
-#include "lightsim/studies/retrieval.h"
 #include "support.h"
 
 namespace lightsim::studies {
@@ -49,7 +49,6 @@ report::StudyResult run_needle_study(const StudyInput& in, Context& ctx) {
                     "{}: workload.needle_depths: the needle study needs at least one depth",
                     in.config_file.string());
   const auto d = static_cast<std::size_t>(spec.accelerator.device.grid.channels);
-  const ScorerCatalog catalog;
   report::StudyResult r;
   r.study = "needle";
   r.title = "Needle-in-a-haystack hit rate of Prism (4-bit, 30 pm drift)";
@@ -85,20 +84,19 @@ report::StudyResult run_needle_study(const StudyInput& in, Context& ctx) {
     w.tokens = tokens;
     ctx.log().info("needle: {} tokens", tokens);
     const kv::KvCache cache = kv::generate_kv_cache(w, ctx);
-    std::vector<RetrievalSetup> setups{catalog.setup("prism", "prism", d),
-                                       catalog.setup("signature_ideal", "signature", d)};
-    prism::attach_accelerator(setups[0].options, spec.accelerator);
-    const RetrievalOptions o =
-        support::retrieval_options(spec.ks, spec.block_tokens, spec.projection, d, catalog);
-    const RetrievalReport rep = evaluate_retrieval(cache, setups, o, ctx);
+    const std::vector<kv::ScorerSetup> setups{support::prism_setup("prism", spec.accelerator, d),
+                                              support::signature_setup("signature_ideal", d)};
+    const kv::EvalOptions o =
+        support::retrieval_options(spec.ks, spec.block_tokens, spec.projection, d);
+    const kv::EvalReport rep = kv::evaluate(cache, setups, o, ctx);
     for (std::size_t i = 0; i < setups.size(); ++i)
-      for (const RetrievalMetrics& m : rep.setups[i])
+      for (const kv::KMetrics& m : rep.scorers[i].per_k)
         for (std::size_t n = 0; n < rep.needles; ++n)
           depth.add_row({tokens, spec.workload.needle_depths[n], setups[i].name,
                          static_cast<std::int64_t>(m.k), m.needle_hit_by_needle[n].mean,
                          m.needle_hit_by_needle[n].ci95, m.needle_hit_union_by_needle[n].mean,
                          m.fetched_fraction.mean, m.union_fetched_fraction.mean});
-    for (const RetrievalMetrics& m : rep.setups[0]) {
+    for (const kv::KMetrics& m : rep.scorers[0].per_k) {
       for (std::size_t h = 0; h < m.needle_hit_by_head.size(); ++h)
         heads.add_row({tokens, static_cast<std::int64_t>(m.k), static_cast<std::int64_t>(h),
                        m.needle_hit_by_head[h].mean, m.needle_hit_by_head[h].ci95,
