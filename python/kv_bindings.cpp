@@ -9,8 +9,7 @@
 #include "lightsim/kv/generator.h"
 #include "lightsim/kv/io.h"
 #include "lightsim/kv/metrics.h"
-#include "lightsim/kv/register.h"
-#include "lightsim/prism/scorer.h"
+#include "lightsim/kv/scorer_setup.h"
 
 namespace lightsim::python {
 namespace {
@@ -18,42 +17,31 @@ namespace {
 using namespace pybind11::literals;
 using FloatArray = py::array_t<float, py::array::c_style | py::array::forcecast>;
 
-// Keyword arguments shared by score and evaluate_kv.
-struct ScorerArgs {
-  std::string projection = "pca";
-  std::optional<std::size_t> dim;  // default: 32, or the accelerator's channels for prism
-  std::size_t reps = 4;
-  py::object accelerator = py::none();
-  std::size_t nlist = 0, pq_m = 16, pq_nbits = 8, nprobe = 16, retrieve = 256;
-};
-
-// Options of scorer `name` (validated: unknown projection, missing accelerator).
-kv::ScorerOptions scorer_options(const std::string& name, const std::string& projection,
-                                 const ScorerArgs& a, const Registry& registry,
-                                 const config::LoadOptions& load) {
-  kv::ScorerOptions o;
-  o.projection = projection;
-  o.dim = a.dim.value_or(32);
-  o.reps = a.reps;
-  o.nlist = a.nlist;
-  o.pq_m = a.pq_m;
-  o.pq_nbits = a.pq_nbits;
-  o.nprobe = a.nprobe;
-  o.retrieve = a.retrieve;
-  o.projections = registry.find_family<kv::ProjectionFitter>(kv::kProjectionFamily);
-  if (name == "signature" || name == "prism") (void)o.projections->get(o.projection);
-  if (name == "prism") {
-    LIGHTSIM_CHECK_AS(UsageError, !a.accelerator.is_none(),
-                      "scorer 'prism' needs accelerator=NAME (configs/accelerators/) or a file");
-    const auto accelerator = prism::load_accelerator(to_path(a.accelerator).string(), load);
-    if (!a.dim) o.dim = static_cast<std::size_t>(accelerator.device.grid.channels);
-    prism::attach_accelerator(o, accelerator);
-  }
-  return o;
+// The scorer keyword arguments given (not None) plus `options` ({field: value}), as kv
+// scorer options: each applies to the selected scorers whose options spec has the field.
+std::vector<kv::ScorerOption> scorer_options(const py::object& projection, const py::object& dim,
+                                             const py::object& reps, const py::object& accelerator,
+                                             const py::object& options) {
+  std::vector<kv::ScorerOption> out;
+  auto add = [&](const std::string& field, const std::string& value) {
+    out.push_back({field, value, field + "="});
+  };
+  if (!projection.is_none()) add("projection", py::str(projection));
+  if (!dim.is_none()) add("dim", py::str(dim));
+  if (!reps.is_none()) add("reps", py::str(reps));
+  if (!accelerator.is_none()) add("accelerator", to_path(accelerator).string());
+  if (!options.is_none())
+    for (const auto& [key, value] : options.cast<py::dict>())
+      out.push_back({py::str(key), to_json(value, "options").dump(),
+                     fmt::format("options['{}']", std::string(py::str(key)))});
+  return out;
 }
 
-const kv::ScorerFamily& scorers(const Registry& registry) {
-  return *registry.find_family<kv::ScorerFactory>(kv::kScorerFamily);
+std::vector<kv::ScorerSetup> resolve(const std::vector<std::string>& names,
+                                     const std::vector<kv::ScorerOption>& options,
+                                     const Registry& registry, const config::LoadOptions& load) {
+  return kv::resolve_scorers(names, options, kv::scorer_family(registry),
+                             {&kv::projection_family(registry), load});
 }
 
 std::array<std::size_t, 3> query_shape(const py::array& queries, std::size_t head_dim) {
@@ -68,48 +56,6 @@ std::array<std::size_t, 3> query_shape(const py::array& queries, std::size_t hea
                     head_dim);
   LIGHTSIM_CHECK_AS(UsageError, shape[0] > 0 && shape[1] > 0, "queries: empty array");
   return shape;
-}
-
-Json estimate_json(const kv::Estimate& e) {
-  return {{"mean", e.mean}, {"ci95", e.ci95}, {"n", e.n}};
-}
-
-Json report_json(const kv::EvalReport& r, const kv::KvCache& cache) {
-  Json results = Json::object();
-  for (const auto& s : r.scorers) {
-    Json per_k = Json::object();
-    for (const auto& m : s.per_k) {
-      Json kk = Json::object();
-      for (const auto& [big, e] : m.recall_k_at_K) kk[std::to_string(big)] = estimate_json(e);
-      per_k[std::to_string(m.k)] = {
-          {"k_effective", m.k_effective},
-          {"recall", estimate_json(m.recall)},
-          {"recall_k_at_K", kk},
-          {"mass_recall", estimate_json(m.mass_recall)},
-          {"mass_coverage", estimate_json(m.mass_coverage)},
-          {"output_rel_error", estimate_json(m.output_rel_error)},
-          {"fetched_fraction", estimate_json(m.fetched_fraction)},
-          {"needle_hit", estimate_json(m.needle_hit)},
-          {"needle_hit_union", estimate_json(m.needle_hit_union)},
-          {"union_fetched_fraction", estimate_json(m.union_fetched_fraction)},
-          {"metadata_bytes", m.metadata_bytes},
-          {"selected_bytes", m.selected_bytes},
-          {"resident_bytes", m.resident_bytes},
-          {"bytes_per_step", m.bytes_per_step},
-          {"full_scan_bytes", m.full_scan_bytes},
-          {"traffic_reduction", m.traffic_reduction}};
-    }
-    results[s.name] = per_k;
-  }
-  return {{"source", cache.source},
-          {"tokens", r.tokens},
-          {"blocks", r.blocks},
-          {"candidate_blocks", r.candidates},
-          {"resident_tokens", r.resident_tokens},
-          {"kv_heads_evaluated", r.heads},
-          {"steps", r.steps},
-          {"needles", r.needles},
-          {"results", results}};
 }
 
 // A cache folder (manifest.json), or a kv_synthetic config generated with ctx's seed.
@@ -144,9 +90,9 @@ void bind_kv(py::module_& m, const RegistryPtr& registry) {
       "score",
       [registry](const std::string& scorer, const FloatArray& keys, const FloatArray& queries,
                  std::size_t block_tokens, std::size_t sink_tokens, std::size_t recent_tokens,
-                 const std::string& projection, std::optional<std::size_t> dim, std::size_t reps,
-                 const py::object& accelerator, std::uint64_t seed, const py::object& set,
-                 const py::object& config_path) {
+                 const py::object& projection, const py::object& dim, const py::object& reps,
+                 const py::object& accelerator, const py::object& options, std::uint64_t seed,
+                 const py::object& set, const py::object& config_path) {
         LIGHTSIM_CHECK_AS(UsageError, keys.ndim() == 2 && keys.shape(0) > 0 && keys.shape(1) > 0,
                           "keys: expected a non-empty [tokens, head_dim] array, got {} dims",
                           keys.ndim());
@@ -154,12 +100,8 @@ void bind_kv(py::module_& m, const RegistryPtr& registry) {
         const auto head_dim = static_cast<std::size_t>(keys.shape(1));
         const auto [group, steps, d] = query_shape(queries, head_dim);
         const config::LoadOptions load = load_options(set, config_path);
-        ScorerArgs args;
-        args.dim = dim;
-        args.reps = reps;
-        args.accelerator = accelerator;
-        const kv::ScorerOptions o = scorer_options(scorer, projection, args, *registry, load);
-        const kv::ScorerFactory& factory = scorers(*registry).get(scorer);
+        const std::vector<kv::ScorerSetup> setups = resolve(
+            {scorer}, scorer_options(projection, dim, reps, accelerator, options), *registry, load);
         const kv::BlockLayout layout(tokens, {block_tokens, sink_tokens, recent_tokens});
         py::array_t<float> out(
             {static_cast<py::ssize_t>(steps), static_cast<py::ssize_t>(layout.blocks())});
@@ -169,7 +111,7 @@ void bind_kv(py::module_& m, const RegistryPtr& registry) {
                                 keys.data(), values.data(), queries.data()};
         {
           py::gil_scoped_release release;
-          const std::unique_ptr<kv::Scorer> s = factory(o);
+          const std::unique_ptr<kv::Scorer> s = setups.front().make();
           s->prepare(head, layout, kv::HeadIndex{0, 0, seed});
           for (std::size_t step = 0; step < steps; ++step)
             s->score(step, std::span<float>(result + step * layout.blocks(), layout.blocks()));
@@ -177,18 +119,20 @@ void bind_kv(py::module_& m, const RegistryPtr& registry) {
         return out;
       },
       "scorer"_a, "keys"_a, "queries"_a, py::kw_only(), "block_tokens"_a = 128, "sink_tokens"_a = 4,
-      "recent_tokens"_a = 512, "projection"_a = "pca", "dim"_a = py::none(), "reps"_a = 4,
-      "accelerator"_a = py::none(), "seed"_a = 1, "set"_a = py::none(),
-      "config_path"_a = py::none(),
+      "recent_tokens"_a = 512, "projection"_a = py::none(), "dim"_a = py::none(),
+      "reps"_a = py::none(), "accelerator"_a = py::none(), "options"_a = py::none(), "seed"_a = 1,
+      "set"_a = py::none(), "config_path"_a = py::none(),
       R"doc(Score the blocks of one KV head with a kv scorer; returns float32 [steps, blocks].
 
 keys: [tokens, head_dim]; queries: [head_dim], [steps, head_dim] or [group, steps, head_dim]
 (the GQA group of query heads that read this KV head; a block's score is summed over the
 group). Arrays are converted to C-contiguous float32. Higher = more important. Blocks are
 cut every block_tokens; sink and recent tokens are always resident (their blocks are still
-scored). scorer: exact, mean_key, quest, rep_keys, signature, faiss_ivfpq or prism (needs
-accelerator=NAME; dim defaults to its channels). projection/dim: the signature projection.
-seed: seed of the head's random stream (random projection, Prism impairment draw).)doc");
+scored). scorer: a name of `lightsim list` (kv_scorer), NAME:PROJECTION or a scorer options
+file, as `lightsim kv select --scorer`; prism needs accelerator=NAME (dim defaults to its
+channels). projection, dim, reps, accelerator and options={field: value} set the fields of
+the scorer's options spec (`lightsim config explain scorer_NAME`); one it does not take is an
+error. seed: seed of the head's random stream (random projection, Prism impairment draw).)doc");
 
   m.def(
       "generate_kv",
@@ -225,26 +169,16 @@ text, dict or cache folder. Query head g reads KV head g // (Hq // H).)doc");
       "evaluate_kv",
       [registry](const py::object& cache_source, const std::vector<std::string>& scorer_names,
                  const std::vector<std::size_t>& ks, std::size_t block_tokens,
-                 std::size_t sink_tokens, std::size_t recent_tokens, const std::string& projection,
-                 std::optional<std::size_t> dim, std::size_t reps, const py::object& accelerator,
-                 double kv_bytes, std::uint64_t seed, std::size_t threads, const py::object& set,
-                 const py::object& config_path) {
+                 std::size_t sink_tokens, std::size_t recent_tokens, const py::object& projection,
+                 const py::object& dim, const py::object& reps, const py::object& accelerator,
+                 const py::object& options, double kv_bytes, std::uint64_t seed,
+                 std::size_t threads, const py::object& set, const py::object& config_path) {
         const config::LoadOptions load = load_options(set, config_path);
-        ScorerArgs args;
-        args.dim = dim;
-        args.reps = reps;
-        args.accelerator = accelerator;
-        std::vector<kv::EvalSetup> setups;
-        for (const std::string& label : scorer_names) {
-          const auto colon = label.find(':');
-          const std::string name = label.substr(0, colon);
-          const std::string proj =
-              colon == std::string::npos ? projection : label.substr(colon + 1);
-          setups.push_back({label, scorers(*registry).get(name),
-                            scorer_options(name, proj, args, *registry, load)});
-        }
-        LIGHTSIM_CHECK_AS(UsageError, !setups.empty() && !ks.empty(),
+        LIGHTSIM_CHECK_AS(UsageError, !scorer_names.empty() && !ks.empty(),
                           "evaluate_kv needs at least one scorer and one k");
+        const std::vector<kv::ScorerSetup> setups =
+            resolve(scorer_names, scorer_options(projection, dim, reps, accelerator, options),
+                    *registry, load);
         kv::EvalOptions eo;
         eo.ks = ks;
         eo.blocks = {block_tokens, sink_tokens, recent_tokens};
@@ -255,21 +189,23 @@ text, dict or cache folder. Query head g reads KV head g // (Hq // H).)doc");
           ContextOptions o = context;
           o.cancel = cancel;
           Context ctx(o);
-          return report_json(kv::evaluate(cache, setups, eo, ctx), cache);
+          return kv::to_json(kv::evaluate(cache, setups, eo, ctx));
         });
         return to_python(report);
       },
       "cache"_a, "scorers"_a = std::vector<std::string>{"exact", "mean_key", "quest", "signature"},
       py::kw_only(), "ks"_a = std::vector<std::size_t>{8, 16, 32}, "block_tokens"_a = 128,
-      "sink_tokens"_a = 4, "recent_tokens"_a = 512, "projection"_a = "pca", "dim"_a = py::none(),
-      "reps"_a = 4, "accelerator"_a = py::none(), "kv_bytes"_a = 2.0, "seed"_a = 1, "threads"_a = 0,
+      "sink_tokens"_a = 4, "recent_tokens"_a = 512, "projection"_a = py::none(),
+      "dim"_a = py::none(), "reps"_a = py::none(), "accelerator"_a = py::none(),
+      "options"_a = py::none(), "kv_bytes"_a = 2.0, "seed"_a = 1, "threads"_a = 0,
       "set"_a = py::none(), "config_path"_a = py::none(),
-      R"doc(Retrieval metrics of block scorers against exact attention (as `lightsim kv select`,
-docs/metrics.md), over every (layer, KV head) of a cache. cache: a cache folder or a
-kv_synthetic config (generated with `seed`). scorers: names, "signature:PROJECTION" or
-"prism:PROJECTION". Returns {tokens, blocks, ..., results: {scorer: {k: {recall: {mean,
-ci95, n}, mass_recall, output_rel_error, needle_hit, bytes_per_step, traffic_reduction,
-...}}}}.)doc");
+      R"doc(Retrieval metrics of block scorers against exact attention (as `lightsim kv select
+--json`, the same JSON; docs/metrics.md), over every (layer, KV head) of a cache. cache: a
+cache folder or a kv_synthetic config (generated with `seed`). scorers: as `kv select
+--scorer`: "all", names, "NAME:PROJECTION" (signature, prism) or scorer options files;
+projection, dim, reps, accelerator and options={field: value} set the fields of each scorer
+that takes them. Returns {tokens, blocks, ..., results: {scorer: {k: {recall: {mean, ci95,
+n}, mass_recall, output_rel_error, needle_hit, bytes_per_step, traffic_reduction, ...}}}}.)doc");
 }
 
 }  // namespace lightsim::python

@@ -12,6 +12,7 @@
 #include "lightsim/kv/generator.h"
 #include "lightsim/kv/projection.h"
 #include "lightsim/kv/scorer.h"
+#include "lightsim/kv/scorer_specs.h"
 
 namespace lightsim::kv {
 namespace {
@@ -23,11 +24,9 @@ struct Prepared {
   HeadView head;
   BlockLayout layout;
   std::unique_ptr<Scorer> scorer;
-  Prepared(std::size_t tokens, const std::string& name, const ScorerOptions& o)
+  Prepared(std::size_t tokens, const ScorerMaker& make)
       : cache(one_head(tokens)), head(cache.head(0, 0)), layout(head.tokens, {}) {
-    ScorerFamily family("kv_scorer", "");
-    register_scorers(family);
-    scorer = family.get(name)(o);
+    scorer = make();
     scorer->prepare(head, layout, {0, 0, 1});
   }
   static KvCache one_head(std::size_t tokens) {
@@ -46,21 +45,18 @@ struct Prepared {
 // Google Benchmark calls a benchmark function several times (iteration-count probing, each
 // repetition); the index is built on the first call of each operating point and reused, so
 // the (slow, untimed) FAISS training runs once per point. Owned by this benchmark program.
-Prepared& prepared(const std::string& key, std::size_t tokens, const std::string& name,
-                   const ScorerOptions& o) {
+Prepared& prepared(const std::string& key, std::size_t tokens, const ScorerMaker& make) {
   static std::map<std::string, std::unique_ptr<Prepared>> built;
   auto& slot = built[key];
-  if (!slot) slot = std::make_unique<Prepared>(tokens, name, o);
+  if (!slot) slot = std::make_unique<Prepared>(tokens, make);
   return *slot;
 }
 
 // Times scorer->score for one decode step (7 query heads). Items = query heads, so items/s
-// inverts to the time per query head.
-void time_steps(benchmark::State& state, const std::string& name, const ScorerOptions& o) {
+// inverts to the time per query head. `key` names the operating point (tokens appended).
+void time_steps(benchmark::State& state, const std::string& key, const ScorerMaker& make) {
   const auto tokens = static_cast<std::size_t>(state.range(0));
-  const std::string key = name + "/" + std::to_string(tokens) + "/" + std::to_string(o.nprobe) +
-                          "/" + std::to_string(o.retrieve);
-  Prepared& p = prepared(key, tokens, name, o);
+  Prepared& p = prepared(key + "/" + std::to_string(tokens), tokens, make);
   std::vector<float> scores(p.layout.blocks());
   std::size_t step = 0;
   for (auto _ : state) {
@@ -73,10 +69,11 @@ void time_steps(benchmark::State& state, const std::string& name, const ScorerOp
 // Args: tokens, nprobe, retrieve (tokens per query head). nlist, m = 16, 8 bits as the CLI
 // defaults. The scorer runs FAISS on the calling thread only (faiss_scorer.cpp).
 void BM_FaissIvfPqStep(benchmark::State& state) {
-  ScorerOptions o;
-  o.nprobe = static_cast<std::size_t>(state.range(1));
-  o.retrieve = static_cast<std::size_t>(state.range(2));
-  time_steps(state, "faiss_ivfpq", o);
+  FaissIvfPqScorerSpec o;
+  o.nprobe = state.range(1);
+  o.retrieve = state.range(2);
+  time_steps(state, "faiss/" + std::to_string(o.nprobe) + "/" + std::to_string(o.retrieve),
+             faiss_ivfpq_scorer(o));
 }
 // 8K: nprobe 8 matches the PCA signature's Recall@8 and nprobe 32 its Recall@32 on the 8K
 // preset cache (210 lists); 16 is the CLI default. 32K: the default point.
@@ -90,14 +87,7 @@ BENCHMARK(BM_FaissIvfPqStep)
 // The signature scorer (PCA, d = 32) on the same head: sum of the group's queries, projection
 // to d, and the blocked scoring kernel (no top-k; FAISS's figure has none either).
 void BM_SignatureScorerStep(benchmark::State& state) {
-  static const ProjectionFamily projections = [] {  // outlives the cached scorer
-    ProjectionFamily f("kv_projection", "");
-    register_projections(f);
-    return f;
-  }();
-  ScorerOptions o;
-  o.projections = &projections;
-  time_steps(state, "signature", o);
+  time_steps(state, "signature", signature_scorer({.dim = 32, .fit = standard_projection("pca")}));
 }
 BENCHMARK(BM_SignatureScorerStep)->Arg(8192)->Arg(32768)->Unit(benchmark::kMicrosecond);
 

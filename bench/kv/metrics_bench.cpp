@@ -9,6 +9,7 @@
 #include "bench_setup.h"
 #include "lightsim/kv/metrics.h"
 #include "lightsim/kv/scorer.h"
+#include "lightsim/kv/scorer_specs.h"
 
 namespace lightsim::kv {
 namespace {
@@ -20,9 +21,7 @@ void BM_EvaluateMetrics8K(benchmark::State& state) {
   const KvGeneratorSpec spec = bench::one_layer(4, 28, 8192);
   Context ctx(bench::one_thread());
   const KvCache cache = generate_kv_cache(spec, ctx);
-  ScorerFamily family("kv_scorer", "");
-  register_scorers(family);
-  const std::vector<EvalSetup> setups = {{"quest", family.get("quest"), {}}};
+  const std::vector<ScorerSetup> setups = {{"quest", quest_scorer({})}};
   const EvalOptions options;
   for (auto _ : state) {
     const EvalReport report = evaluate(cache, setups, options, ctx);

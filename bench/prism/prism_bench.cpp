@@ -31,14 +31,7 @@ void BM_PrismQuery(benchmark::State& state) {
   rng.fill_normal(std::span<float>(cache.key_data()));
   rng.fill_normal(std::span<float>(cache.query_data()));
   const kv::BlockLayout layout(kRows * kBlock, kv::BlockOptions{kBlock, 0, 0});
-  kv::ProjectionFamily projections(kv::kProjectionFamily, "");
-  kv::register_projections(projections);
-  kv::ScorerOptions o;
-  o.projection = "random";
-  o.dim = 32;
-  o.projections = &projections;
-  attach_accelerator(o, acc);
-  auto scorer = make_prism_scorer(o);
+  auto scorer = make_prism_scorer(acc, {.dim = 32, .fit = kv::standard_projection("random")});
   const kv::HeadView head = cache.head(0, 0);
   scorer->prepare(head, layout, {0, 0, 9});
   std::vector<float> scores(kRows);

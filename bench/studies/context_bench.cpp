@@ -4,7 +4,7 @@
 //     context) and its block masses at 1 or 2 block sizes (128, 256) from one pass; items are
 //     (head, step) pairs.
 //   - BM_PcaFit: the shared PCA projection (d = 32) of the 4 heads; items are heads.
-//   - BM_ContextEvaluate/joint: evaluate_retrieval of the study's two setups (ideal signature,
+//   - BM_ContextEvaluate/joint: kv::evaluate of the study's two setups (ideal signature,
 //     seed_fit Prism) at both block sizes, as two calls (0) or one joint call (1) sharing the
 //     PCA fit and the exact attention; items are (block size, head, step) triples.
 #include <benchmark/benchmark.h>
@@ -15,9 +15,10 @@
 #include "lightsim/core/config.h"
 #include "lightsim/kv/attention.h"
 #include "lightsim/kv/generator.h"
+#include "lightsim/kv/metrics.h"
+#include "lightsim/kv/scorer_specs.h"
 #include "lightsim/prism/accelerator.h"
 #include "lightsim/prism/scorer.h"
-#include "lightsim/studies/retrieval.h"
 #include "shipped_configs.h"
 
 namespace lightsim::studies {
@@ -63,9 +64,9 @@ BENCHMARK(BM_ExactBlockMass)->ArgName("layouts")->Arg(1)->Arg(2)->Unit(benchmark
 void BM_PcaFit(benchmark::State& state) {
   const kv::KvCache& cache = cache16k();
   Context ctx(ContextOptions{.seed = 1, .threads = 1});
-  const ScorerCatalog catalog;
+  const kv::ProjectionFitter pca = kv::standard_projection("pca");
   for (auto _ : state) {
-    const NpyArray a = fit_head_projections(cache, catalog.projections.get("pca"), 32, ctx);
+    const NpyArray a = kv::fit_head_projections(cache, pca, 32, ctx);
     benchmark::DoNotOptimize(a.values.front());
   }
   state.SetItemsProcessed(state.iterations() *
@@ -77,24 +78,26 @@ void BM_ContextEvaluate(benchmark::State& state) {
   const bool joint = state.range(0) != 0;
   const kv::KvCache& cache = cache16k();
   Context ctx(ContextOptions{.seed = 1, .threads = 1});
-  const ScorerCatalog catalog;
-  std::vector<RetrievalSetup> setups{catalog.setup("signature_ideal", "signature", 32),
-                                     catalog.setup("prism", "prism", 32)};
-  prism::attach_accelerator(setups[1].options,
-                            prism::load_accelerator("seed_fit", testing::shipped_configs()));
-  RetrievalOptions o;
-  o.projections = &catalog.projections;
+  // Both setups take the evaluation's shared PCA (d = 32).
+  const std::vector<kv::ScorerSetup> setups{
+      {"signature_ideal", kv::signature_scorer({.dim = 32})},
+      {"prism", prism::prism_scorer(prism::load_accelerator("seed_fit", testing::shipped_configs()),
+                                    {.dim = 32})}};
+  kv::EvalOptions o;
+  o.ks = {8, 32};
+  o.shared_projection = kv::SharedProjection{kv::standard_projection("pca"), 32};
   o.reference = 0;
+  o.output_error = false;
   const std::vector<kv::BlockOptions> blocks = block_sizes(2);
   for (auto _ : state) {
     if (joint) {
-      const auto r = evaluate_retrieval(cache, setups, o, blocks, ctx);
-      benchmark::DoNotOptimize(r.back().setups.back().back().recall.mean);
+      const auto r = kv::evaluate(cache, setups, o, blocks, ctx);
+      benchmark::DoNotOptimize(r.back().scorers.back().per_k.back().recall.mean);
     } else {
       for (const kv::BlockOptions& b : blocks) {
         o.blocks = b;
-        const RetrievalReport r = evaluate_retrieval(cache, setups, o, ctx);
-        benchmark::DoNotOptimize(r.setups.back().back().recall.mean);
+        const kv::EvalReport r = kv::evaluate(cache, setups, o, ctx);
+        benchmark::DoNotOptimize(r.scorers.back().per_k.back().recall.mean);
       }
     }
   }

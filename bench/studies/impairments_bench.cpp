@@ -11,10 +11,11 @@
 
 #include "lightsim/core/config.h"
 #include "lightsim/kv/generator.h"
+#include "lightsim/kv/metrics.h"
+#include "lightsim/kv/scorer_specs.h"
 #include "lightsim/prism/accelerator.h"
 #include "lightsim/prism/scorer.h"
 #include "lightsim/studies/impairments.h"
-#include "lightsim/studies/retrieval.h"
 #include "shipped_configs.h"
 
 namespace lightsim::studies {
@@ -30,20 +31,21 @@ void BM_ImpairmentsChain(benchmark::State& state) {
   const kv::KvCache cache = kv::generate_kv_cache(w, ctx);
   const prism::AcceleratorSpec acc =
       prism::load_accelerator("seed_fit", testing::shipped_configs());
-  const ScorerCatalog catalog;
-  std::vector<RetrievalSetup> setups{catalog.setup("ideal", "signature", 32)};
+  // Every setup takes the evaluation's shared PCA (d = 32).
+  std::vector<kv::ScorerSetup> setups{{"ideal", kv::signature_scorer({.dim = 32})}};
   const ImpairmentKnobs knobs{
       4, Length::si(40e-12), Decibel::si(-20), PowerNoiseDensity::si(5e-12), Decibel::si(0.2), {}};
-  for (std::size_t i = 0; i < points; ++i) {
-    setups.push_back(catalog.setup("prism", "prism", 32));
-    prism::attach_accelerator(setups.back().options, impaired_accelerator(acc, knobs, 16));
-  }
-  RetrievalOptions o;
-  o.projections = &catalog.projections;
+  for (std::size_t i = 0; i < points; ++i)
+    setups.push_back(
+        {"prism", prism::prism_scorer(impaired_accelerator(acc, knobs, 16), {.dim = 32})});
+  kv::EvalOptions o;
+  o.ks = {8, 32};
+  o.shared_projection = kv::SharedProjection{kv::standard_projection("pca"), 32};
   o.reference = 0;
+  o.output_error = false;
   for (auto _ : state) {
-    const RetrievalReport r = evaluate_retrieval(cache, setups, o, ctx);
-    benchmark::DoNotOptimize(r.setups.back().back().recall.mean);
+    const kv::EvalReport r = kv::evaluate(cache, setups, o, ctx);
+    benchmark::DoNotOptimize(r.scorers.back().per_k.back().recall.mean);
   }
   const auto g = cache.geometry();
   state.SetItemsProcessed(state.iterations() *

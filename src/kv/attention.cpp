@@ -38,12 +38,16 @@ void attention_weights(const HeadView& head, std::size_t g, std::size_t step,
   for (auto& x : p) x /= z;
 }
 
-void group_block_mass(const HeadView& head, std::span<const BlockLayout> layouts, std::size_t step,
-                      std::vector<double>& p, std::vector<std::vector<double>>& masses) {
+void group_attention(const HeadView& head, std::span<const BlockLayout> layouts, std::size_t step,
+                     std::vector<double>& p, std::vector<std::vector<double>>& masses,
+                     std::vector<double>& resident, std::vector<std::vector<double>>* weights) {
   masses.resize(layouts.size());
   for (std::size_t i = 0; i < layouts.size(); ++i) masses[i].assign(layouts[i].blocks(), 0.0);
+  resident.assign(layouts.size(), 0.0);
+  if (weights != nullptr) weights->resize(head.group);
   for (std::size_t g = 0; g < head.group; ++g) {
-    attention_weights(head, g, step, p);
+    std::vector<double>& w = weights != nullptr ? (*weights)[g] : p;
+    attention_weights(head, g, step, w);
     for (std::size_t i = 0; i < layouts.size(); ++i) {
       const BlockLayout& layout = layouts[i];
       std::vector<double>& mass = masses[i];
@@ -51,10 +55,20 @@ void group_block_mass(const HeadView& head, std::span<const BlockLayout> layouts
       for (std::size_t b = 0; b < layout.blocks(); ++b) {
         const std::size_t end = std::min(layout.end(b), layout.recent_begin());
         for (std::size_t t = std::max(layout.begin(b), layout.sink_end()); t < end; ++t)
-          mass[b] += p[t];
+          mass[b] += w[t];
       }
+      double r = 0;
+      for (std::size_t t = 0; t < layout.sink_end(); ++t) r += w[t];
+      for (std::size_t t = layout.recent_begin(); t < layout.tokens(); ++t) r += w[t];
+      resident[i] += r;
     }
   }
+}
+
+void group_block_mass(const HeadView& head, std::span<const BlockLayout> layouts, std::size_t step,
+                      std::vector<double>& p, std::vector<std::vector<double>>& masses) {
+  std::vector<double> resident;
+  group_attention(head, layouts, step, p, masses, resident, nullptr);
 }
 
 std::vector<double> group_block_mass(const HeadView& head, const BlockLayout& layout,

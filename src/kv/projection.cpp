@@ -8,6 +8,8 @@
 #include <fmt/ranges.h>
 
 #include "lightsim/core/error.h"
+#include "lightsim/core/parallel.h"
+#include "lightsim/kv/register.h"
 
 namespace lightsim::kv {
 
@@ -143,6 +145,37 @@ ProjectionMatrix fit_learned(const ProjectionInput& in) {
 }
 
 }  // namespace
+
+ProjectionFitter standard_projection(std::string_view name) {
+  ProjectionFamily family(std::string(kProjectionFamily), "");
+  register_projections(family);
+  return family.get(name);
+}
+
+RandomStream projection_stream(std::uint64_t seed, std::size_t layer, std::size_t kv_head) {
+  return RandomStream(seed, {0x7369670000ull, layer, kv_head});
+}
+
+NpyArray fit_head_projections(const KvCache& cache, const ProjectionFitter& fit, std::size_t dim,
+                              Context& ctx) {
+  const KvGeometry& g = cache.geometry();
+  NpyArray a;
+  a.shape = {g.layers, g.kv_heads, dim, g.head_dim};
+  a.values.resize(g.layers * g.kv_heads * dim * g.head_dim);
+  a.source = "per-head projection";
+  parallel_for(
+      ctx, g.layers * g.kv_heads,
+      [&](std::size_t h) {
+        const std::size_t layer = h / g.kv_heads, kv_head = h % g.kv_heads;
+        const HeadView head = cache.head(layer, kv_head);
+        RandomStream rng = projection_stream(ctx.seed(), layer, kv_head);
+        const ProjectionMatrix p = fit(ProjectionInput{&head, dim, layer, kv_head, &rng, nullptr});
+        std::copy(p.rows.begin(), p.rows.end(),
+                  a.values.begin() + static_cast<std::ptrdiff_t>(h * dim * g.head_dim));
+      },
+      1);
+  return a;
+}
 
 void register_projections(ProjectionFamily& family) {
   family.add("pca", "top-d principal directions of the head's keys", fit_pca);

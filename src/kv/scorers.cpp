@@ -1,12 +1,15 @@
-// The registered block scorers (scorer.h); the oracle's softmax is shared with metrics.cpp.
+// The registered block scorers (scorer.h) and their option specs (scorer_specs.h); the
+// oracle's softmax is shared with metrics.cpp.
 #include <algorithm>
 #include <cmath>
+#include <memory>
+#include <utility>
 
 #include "lightsim/core/error.h"
 #include "lightsim/kv/attention.h"
-#include "lightsim/kv/faiss_scorer.h"
 #include "lightsim/kv/kernels.h"
 #include "lightsim/kv/scorer.h"
+#include "lightsim/kv/scorer_specs.h"
 
 namespace lightsim::kv {
 
@@ -48,7 +51,7 @@ class BaseScorer : public Scorer {
 
 class ExactScorer final : public BaseScorer {
  public:
-  explicit ExactScorer(const ScorerOptions& o) : bytes_(o.summary_bytes) {}
+  explicit ExactScorer(double summary_bytes) : bytes_(summary_bytes) {}
   void prepare(const HeadView& head, const BlockLayout& layout, const HeadIndex&) override {
     bind(head, layout);
   }
@@ -66,7 +69,7 @@ class ExactScorer final : public BaseScorer {
 
 class MeanKeyScorer final : public BaseScorer {
  public:
-  explicit MeanKeyScorer(const ScorerOptions& o) : bytes_(o.summary_bytes) {}
+  explicit MeanKeyScorer(double summary_bytes) : bytes_(summary_bytes) {}
   void prepare(const HeadView& head, const BlockLayout& layout, const HeadIndex&) override {
     bind(head, layout);
     means_ = block_mean_keys(head, layout);
@@ -86,7 +89,7 @@ class MeanKeyScorer final : public BaseScorer {
 
 class QuestScorer final : public BaseScorer {
  public:
-  explicit QuestScorer(const ScorerOptions& o) : bytes_(o.summary_bytes) {}
+  explicit QuestScorer(double summary_bytes) : bytes_(summary_bytes) {}
   void prepare(const HeadView& head, const BlockLayout& layout, const HeadIndex&) override {
     bind(head, layout);
     block_min_max_keys(head, layout, lo_, hi_);
@@ -110,7 +113,7 @@ class QuestScorer final : public BaseScorer {
 
 class RepKeysScorer final : public BaseScorer {
  public:
-  explicit RepKeysScorer(const ScorerOptions& o) : bytes_(o.summary_bytes), reps_(o.reps) {
+  RepKeysScorer(std::size_t reps, double summary_bytes) : bytes_(summary_bytes), reps_(reps) {
     LIGHTSIM_CHECK_AS(InputError, reps_ >= 1, "rep_keys needs at least 1 representative key");
   }
   void prepare(const HeadView& head, const BlockLayout& layout, const HeadIndex&) override {
@@ -139,15 +142,11 @@ class RepKeysScorer final : public BaseScorer {
 
 class SignatureScorer final : public BaseScorer {
  public:
-  explicit SignatureScorer(const ScorerOptions& o) : options_(o) {
-    LIGHTSIM_CHECK(o.projections != nullptr, "signature scorer needs the projection family");
-    fitter_ = &o.projections->get(o.projection);
-  }
+  SignatureScorer(ProjectionSource projection, double summary_bytes)
+      : source_(std::move(projection)), bytes_(summary_bytes) {}
   void prepare(const HeadView& head, const BlockLayout& layout, const HeadIndex& index) override {
     bind(head, layout);
-    RandomStream rng(index.seed, {0x7369670000ull, index.layer, index.kv_head});
-    ProjectionInput in{&head, options_.dim, index.layer, index.kv_head, &rng, options_.learned};
-    projection_ = (*fitter_)(in);
+    projection_ = source_.for_head(head, index);
     const std::vector<float> means = block_mean_keys(head, layout);
     // Stored in the blocked layout [tiles, d, 64] of the vectorized kernel (kernels.h).
     const std::size_t nb = layout.blocks(), d = projection_.dim;
@@ -164,30 +163,162 @@ class SignatureScorer final : public BaseScorer {
     score_signatures_blocked(signatures_, pq.data(), out.data());
   }
   double metadata_bytes() const override {
-    return static_cast<double>(signatures_.blocks * signatures_.dim) * options_.summary_bytes;
+    return static_cast<double>(signatures_.blocks * signatures_.dim) * bytes_;
   }
 
  private:
-  ScorerOptions options_;
-  const ProjectionFitter* fitter_ = nullptr;
+  ProjectionSource source_;
+  double bytes_;
   ProjectionMatrix projection_;
   BlockedSignatures signatures_;
 };
 
-template <class T>
-ScorerFactory factory() {
-  return [](const ScorerOptions& o) { return std::make_unique<T>(o); };
+}  // namespace
+
+ProjectionMatrix ProjectionSource::for_head(const HeadView& head, const HeadIndex& index) const {
+  if (index.projection != nullptr) {
+    LIGHTSIM_CHECK_AS(InputError,
+                      index.projection->dim == dim && index.projection->head_dim == head.head_dim,
+                      "the given projection is {} x {} but the scorer needs {} x {}",
+                      index.projection->dim, index.projection->head_dim, dim, head.head_dim);
+    return *index.projection;
+  }
+  LIGHTSIM_CHECK(static_cast<bool>(fit), "this scorer takes its projection from the caller");
+  RandomStream rng = projection_stream(index.seed, index.layer, index.kv_head);
+  return fit(ProjectionInput{&head, dim, index.layer, index.kv_head, &rng, learned.get()});
+}
+
+ProjectionSource projection_source(std::string_view projection, std::size_t dim,
+                                   const std::filesystem::path& file,
+                                   const ProjectionFamily& projections) {
+  ProjectionSource source;
+  source.dim = dim;
+  source.fit = projections.get(projection);
+  if (!file.empty()) source.learned = std::make_shared<const NpyArray>(read_npy(file, 4));
+  return source;
+}
+
+ProjectionSource learned_projection(std::shared_ptr<const NpyArray> array) {
+  LIGHTSIM_CHECK(array != nullptr && array->shape.size() == 4,
+                 "learned_projection: expected a [layers, kv_heads, d, D] array");
+  ProjectionSource source;
+  source.dim = array->shape[2];
+  source.fit = standard_projection("learned");
+  source.learned = std::move(array);
+  return source;
+}
+
+std::string projected_label(std::string_view scorer, std::string_view projection, std::size_t dim) {
+  return fmt::format("{}:{}:d{}", scorer, projection, dim);
+}
+
+ScorerMaker exact_scorer(const ExactScorerSpec& spec) {
+  return [b = spec.summary_bytes] { return std::make_unique<ExactScorer>(b); };
+}
+ScorerMaker mean_key_scorer(const MeanKeyScorerSpec& spec) {
+  return [b = spec.summary_bytes] { return std::make_unique<MeanKeyScorer>(b); };
+}
+ScorerMaker quest_scorer(const QuestScorerSpec& spec) {
+  return [b = spec.summary_bytes] { return std::make_unique<QuestScorer>(b); };
+}
+ScorerMaker rep_keys_scorer(const RepKeysScorerSpec& spec) {
+  return [r = static_cast<std::size_t>(spec.reps), b = spec.summary_bytes] {
+    return std::make_unique<RepKeysScorer>(r, b);
+  };
+}
+ScorerMaker signature_scorer(ProjectionSource projection, double summary_bytes) {
+  LIGHTSIM_CHECK_AS(InputError, projection.dim >= 1, "signature: dim must be at least 1");
+  return [p = std::move(projection), summary_bytes] {
+    return std::make_unique<SignatureScorer>(p, summary_bytes);
+  };
+}
+
+namespace {
+
+// A scorer without a projection: its label is its name.
+template <config::Spec S>
+ScorerFactory plain(std::string name, ScorerMaker (*make)(const S&)) {
+  return scorer_factory<S>([name, make](const S& spec, const ScorerEnvironment&) {
+    return ScorerSetup{name, make(spec)};
+  });
 }
 
 }  // namespace
 
 void register_scorers(ScorerFamily& family) {
-  family.add("exact", "true softmax attention mass per block (oracle)", factory<ExactScorer>());
-  family.add("mean_key", "q . mean key of the block", factory<MeanKeyScorer>());
-  family.add("quest", "Quest bound over the block's key bounding box", factory<QuestScorer>());
-  family.add("rep_keys", "max q . k over representative keys (InfLLM)", factory<RepKeysScorer>());
-  family.add("signature", "(P q) . (P mean key), d-dim projection", factory<SignatureScorer>());
-  register_faiss_scorer(family);
+  family.add("exact", "true softmax attention mass per block (oracle)",
+             plain<ExactScorerSpec>("exact", exact_scorer));
+  family.add("mean_key", "q . mean key of the block",
+             plain<MeanKeyScorerSpec>("mean_key", mean_key_scorer));
+  family.add("quest", "Quest bound over the block's key bounding box",
+             plain<QuestScorerSpec>("quest", quest_scorer));
+  family.add("rep_keys", "max q . k over representative keys (InfLLM)",
+             plain<RepKeysScorerSpec>("rep_keys", rep_keys_scorer));
+  family.add(
+      "signature", "(P q) . (P mean key), d-dim projection",
+      scorer_factory<SignatureScorerSpec>([](const SignatureScorerSpec& spec,
+                                             const ScorerEnvironment& env) {
+        LIGHTSIM_CHECK(env.projections != nullptr, "signature scorer needs the projection family");
+        const auto dim = static_cast<std::size_t>(spec.dim);
+        return ScorerSetup{
+            projected_label("signature", spec.projection, dim),
+            signature_scorer(
+                projection_source(spec.projection, dim, spec.projection_file, *env.projections),
+                spec.summary_bytes)};
+      }));
+  family.add("faiss_ivfpq", "FAISS IVF-PQ over token keys, inner product (baseline)",
+             plain<FaissIvfPqScorerSpec>("faiss_ivfpq", faiss_ivfpq_scorer));
+}
+
+void ExactScorerSpec::describe(config::Schema<ExactScorerSpec>& s) {
+  s.help("Options of the `exact` scorer: the true softmax attention mass per block (oracle).");
+  s.field("summary_bytes", &ExactScorerSpec::summary_bytes,
+          "bytes per key element read (traffic ledger; 2 = bf16)")
+      .range(0.125, 8.0);
+}
+
+void MeanKeyScorerSpec::describe(config::Schema<MeanKeyScorerSpec>& s) {
+  s.help("Options of the `mean_key` scorer: q . mean key of the block.");
+  s.field("summary_bytes", &MeanKeyScorerSpec::summary_bytes,
+          "bytes per stored mean-key element (2 = bf16)")
+      .range(0.125, 8.0);
+}
+
+void QuestScorerSpec::describe(config::Schema<QuestScorerSpec>& s) {
+  s.help("Options of the `quest` scorer: Quest's bound over the block's key bounding box.");
+  s.field("summary_bytes", &QuestScorerSpec::summary_bytes,
+          "bytes per stored min/max element (2 = bf16)")
+      .range(0.125, 8.0);
+}
+
+void RepKeysScorerSpec::describe(config::Schema<RepKeysScorerSpec>& s) {
+  s.help("Options of the `rep_keys` scorer: max q . k over representative keys (InfLLM).");
+  s.field("reps", &RepKeysScorerSpec::reps, "representative keys per block").range(1, 1 << 16);
+  s.field("summary_bytes", &RepKeysScorerSpec::summary_bytes,
+          "bytes per stored key element (2 = bf16)")
+      .range(0.125, 8.0);
+}
+
+void SignatureScorerSpec::describe(config::Schema<SignatureScorerSpec>& s) {
+  s.help("Options of the `signature` scorer: (P q) . (P mean key) with a d x D projection P.");
+  s.field("projection", &SignatureScorerSpec::projection,
+          "the projection P (`lightsim list`, family kv_projection)");
+  s.field("dim", &SignatureScorerSpec::dim, "signature dimension d (at most head_dim)")
+      .range(1, 1 << 16);
+  s.field("projection_file", &SignatureScorerSpec::projection_file,
+          "learned projections .npy [layers, kv_heads, d, head_dim] (projection learned)");
+  s.field("summary_bytes", &SignatureScorerSpec::summary_bytes,
+          "bytes per stored signature element (2 = bf16)")
+      .range(0.125, 8.0);
+}
+
+void register_scorer_specs(Registry& registry) {
+  registry.add_spec<ExactScorerSpec>();
+  registry.add_spec<MeanKeyScorerSpec>();
+  registry.add_spec<QuestScorerSpec>();
+  registry.add_spec<RepKeysScorerSpec>();
+  registry.add_spec<SignatureScorerSpec>();
+  registry.add_spec<FaissIvfPqScorerSpec>();
 }
 
 }  // namespace lightsim::kv

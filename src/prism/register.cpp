@@ -19,6 +19,7 @@ void register_all(Registry& registry) {
   registry.add_spec<InterposerSpec>();
   registry.add_spec<AreaSpec>();
   registry.add_spec<PrismSeedReference>();
+  registry.add_spec<PrismScorerSpec>();
   register_scorer(registry.family<kv::ScorerFactory>(
       kv::kScorerFamily, "KV block scorers: rank a head's blocks for a decode query"));
   registry.add_spec<ThermalSpec>();

@@ -21,26 +21,26 @@ namespace {
 
 class PrismScorer final : public kv::Scorer {
  public:
-  explicit PrismScorer(const kv::ScorerOptions& o) : options_(o) {
-    LIGHTSIM_CHECK(o.projections != nullptr, "prism scorer needs the projection family");
-    if (!o.accelerator)
-      throw InputError("scorer prism needs an accelerator config (--accelerator CONFIG)");
-    acc_ = *static_cast<const AcceleratorSpec*>(o.accelerator.get());
-    d_ = acc_.device.grid.channels;
-    if (o.dim != static_cast<std::size_t>(d_))
+  PrismScorer(std::shared_ptr<const AcceleratorSpec> accelerator,
+              const kv::ProjectionSource& projection)
+      : source_(projection), acc_(*accelerator), d_(acc_.device.grid.channels) {
+    check_dim(acc_, source_.dim);
+  }
+
+  // The signature dimension must be the accelerator's wavelength channels.
+  static void check_dim(const AcceleratorSpec& a, std::size_t dim) {
+    const int d = a.device.grid.channels;
+    if (dim != static_cast<std::size_t>(d))
       throw InputError(fmt::format(
           "scorer prism: the accelerator has d = {} wavelength channels but the signature "
           "dimension is {} (set --dim {})",
-          d_, o.dim, d_));
-    fitter_ = &o.projections->get(o.projection);
+          d, dim, d));
   }
 
   void prepare(const kv::HeadView& head, const kv::BlockLayout& layout,
                const kv::HeadIndex& index) override {
     head_ = &head;
-    RandomStream rng(index.seed, {0x7369670000ull, index.layer, index.kv_head});
-    kv::ProjectionInput in{&head, options_.dim, index.layer, index.kv_head, &rng, options_.learned};
-    projection_ = (*fitter_)(in);
+    projection_ = source_.for_head(head, index);
     // P stored transposed, [D, d], so P q runs as d independent accumulators (vectorized).
     pt_.resize(projection_.rows.size());
     for (std::size_t i = 0; i < projection_.dim; ++i)
@@ -146,10 +146,9 @@ class PrismScorer final : public kv::Scorer {
     for (std::size_t i = 0; i < kp; ++i) out[order_[i]] = exact_[order_[i]] - lo + base;
   }
 
-  kv::ScorerOptions options_;
+  kv::ProjectionSource source_;
   AcceleratorSpec acc_;
   int d_ = 0;
-  const kv::ProjectionFitter* fitter_ = nullptr;
   const kv::HeadView* head_ = nullptr;
   kv::ProjectionMatrix projection_;
   std::vector<float> pt_;            // P transposed, [D, d]
@@ -168,19 +167,51 @@ class PrismScorer final : public kv::Scorer {
 
 }  // namespace
 
-std::unique_ptr<kv::Scorer> make_prism_scorer(const kv::ScorerOptions& options) {
-  return std::make_unique<PrismScorer>(options);
+std::unique_ptr<kv::Scorer> make_prism_scorer(const AcceleratorSpec& accelerator,
+                                              const kv::ProjectionSource& projection) {
+  return std::make_unique<PrismScorer>(std::make_shared<const AcceleratorSpec>(accelerator),
+                                       projection);
+}
+
+kv::ScorerMaker prism_scorer(const AcceleratorSpec& accelerator, kv::ProjectionSource projection) {
+  PrismScorer::check_dim(accelerator, projection.dim);
+  return [a = std::make_shared<const AcceleratorSpec>(accelerator), p = std::move(projection)] {
+    return std::make_unique<PrismScorer>(a, p);
+  };
 }
 
 void register_scorer(kv::ScorerFamily& family) {
-  family.add("prism",
-             "Prism photonic bank: (P q) . (P mean key) through rings, TIA and ADC "
-             "(needs --accelerator)",
-             make_prism_scorer);
+  family.add(
+      "prism",
+      "Prism photonic bank: (P q) . (P mean key) through rings, TIA and ADC "
+      "(needs --accelerator)",
+      kv::scorer_factory<PrismScorerSpec>(
+          [](const PrismScorerSpec& spec, const kv::ScorerEnvironment& env) {
+            LIGHTSIM_CHECK(env.projections != nullptr, "prism scorer needs the projection family");
+            const AcceleratorSpec a = load_accelerator(spec.accelerator, env.load);
+            const auto dim = spec.dim > 0 ? static_cast<std::size_t>(spec.dim)
+                                          : static_cast<std::size_t>(a.device.grid.channels);
+            return kv::ScorerSetup{
+                kv::projected_label("prism", spec.projection, dim),
+                prism_scorer(a, kv::projection_source(spec.projection, dim, spec.projection_file,
+                                                      *env.projections))};
+          }));
 }
 
-void attach_accelerator(kv::ScorerOptions& options, const AcceleratorSpec& accelerator) {
-  options.accelerator = std::make_shared<const AcceleratorSpec>(accelerator);
+void PrismScorerSpec::describe(config::Schema<PrismScorerSpec>& s) {
+  s.help(
+      "Options of the `prism` scorer: the Prism photonic bank scores (P q) . (P mean key) "
+      "through its rings, TIA and ADC (src/prism/scorer.cpp).");
+  s.field("projection", &PrismScorerSpec::projection,
+          "the projection P (`lightsim list`, family kv_projection)");
+  s.field("dim", &PrismScorerSpec::dim,
+          "signature dimension d; must equal the accelerator's channels (0 = its channels)")
+      .range(0, 1 << 16);
+  s.field("projection_file", &PrismScorerSpec::projection_file,
+          "learned projections .npy [layers, kv_heads, d, head_dim] (projection learned)");
+  s.field("accelerator", &PrismScorerSpec::accelerator,
+          "the accelerator: a configs/accelerators/ name or a YAML file (CLI: --accelerator)")
+      .required();
 }
 
 }  // namespace lightsim::prism

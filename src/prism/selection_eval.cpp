@@ -11,16 +11,10 @@ namespace lightsim::prism {
 FixedProjectionPrism::FixedProjectionPrism(const AcceleratorSpec& a, const kv::ProjectionMatrix& p,
                                            const kv::HeadView& head, const kv::BlockLayout& layout,
                                            const kv::HeadIndex& index)
-    : family_("kv_projection", "") {
-  family_.add("given", "the projection given to FixedProjectionPrism",
-              [p](const kv::ProjectionInput&) { return p; });
-  kv::ScorerOptions o;
-  o.projection = "given";
-  o.dim = p.dim;
-  o.projections = &family_;
-  attach_accelerator(o, a);
-  scorer_ = make_prism_scorer(o);
-  scorer_->prepare(head, layout, index);
+    : scorer_(make_prism_scorer(a, kv::ProjectionSource{.dim = p.dim})) {
+  kv::HeadIndex given = index;
+  given.projection = &p;
+  scorer_->prepare(head, layout, given);
 }
 
 std::vector<float> projected_scores(const kv::ProjectionMatrix& p, const kv::HeadView& head,

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "lightsim/core/error.h"
+#include "lightsim/kv/metrics.h"
 #include "lightsim/prism/scorer.h"
-#include "lightsim/studies/retrieval.h"
 #include "lightsim/studies/runner.h"
 #include "support.h"
 
@@ -69,7 +69,7 @@ using ContextRun = Run<ContextStudySpec, Seed>;
 struct Row {
   std::int64_t tokens = 0, block = 0;
   std::size_t candidates = 0;
-  RetrievalMetrics prism, ideal;  // at one k
+  kv::KMetrics prism, ideal;  // at one k
 };
 
 const Row* find(const std::vector<Row>& rows, std::int64_t tokens, std::int64_t block,
@@ -142,7 +142,6 @@ void evaluate(ContextRun& run) {
   const ContextStudySpec& spec = run.spec;
   Context& ctx = run.ctx;
   const auto d = static_cast<std::size_t>(spec.accelerator.device.grid.channels);
-  const ScorerCatalog catalog;
   std::vector<Row> rows;
   for (std::int64_t tokens : spec.contexts) {
     ctx.throw_if_cancelled("context");
@@ -153,19 +152,17 @@ void evaluate(ContextRun& run) {
     // Every block size in one evaluation: the PCA and the exact attention once per context.
     std::vector<kv::BlockOptions> blocks;
     for (std::int64_t block : spec.block_tokens)
-      blocks.push_back(
-          support::retrieval_options(spec.ks, block, spec.projection, d, catalog).blocks);
-    std::vector<RetrievalSetup> setups{catalog.setup("signature_ideal", "signature", d),
-                                       catalog.setup("prism", "prism", d)};
-    prism::attach_accelerator(setups[1].options, spec.accelerator);
-    RetrievalOptions o =
-        support::retrieval_options(spec.ks, spec.block_tokens.front(), spec.projection, d, catalog);
+      blocks.push_back(support::retrieval_options(spec.ks, block, spec.projection, d).blocks);
+    const std::vector<kv::ScorerSetup> setups{support::signature_setup("signature_ideal", d),
+                                              support::prism_setup("prism", spec.accelerator, d)};
+    kv::EvalOptions o =
+        support::retrieval_options(spec.ks, spec.block_tokens.front(), spec.projection, d);
     o.reference = 0;
-    const std::vector<RetrievalReport> reps = evaluate_retrieval(cache, setups, o, blocks, ctx);
+    const std::vector<kv::EvalReport> reps = kv::evaluate(cache, setups, o, blocks, ctx);
     for (std::size_t bi = 0; bi < blocks.size(); ++bi)
       for (std::size_t ki = 0; ki < spec.ks.size(); ++ki)
-        rows.push_back({tokens, spec.block_tokens[bi], reps[bi].candidates, reps[bi].setups[1][ki],
-                        reps[bi].setups[0][ki]});
+        rows.push_back({tokens, spec.block_tokens[bi], reps[bi].candidates,
+                        reps[bi].scorers[1].per_k[ki], reps[bi].scorers[0].per_k[ki]});
   }
 
   run.table("contexts", "Retrieval per context, block size, scorer and k",

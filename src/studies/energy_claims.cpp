@@ -128,7 +128,7 @@ void add_claims(EnergyRun& run, const Figures& f) {
 
   std::string faiss_why = absent;
   if (const auto it = f.faiss.find(c); listed && it != f.faiss.end()) {
-    const FaissTouch& t = it->second;
+    const kv::IvfPqTouch& t = it->second;
     faiss_why = fmt::format(
         "{}: {:.4g} B touched per query on the built index (nlist {}, nprobe {}, m {}, {} bits): "
         "codes of the probed lists {:.4g} B, coarse centroids {:.4g} B, PQ codebook {:.4g} B "

@@ -1,9 +1,6 @@
-// The energy study's specs and models (energy.h): memory reads, summary bytes, FAISS bytes
-// touched on a real IVF-PQ index, and Prism at a context through the cost model.
-#include <faiss/IndexFlat.h>
-#include <faiss/IndexIVFPQ.h>
-#include <omp.h>
-
+// The energy study's specs and models (energy.h): Prism at a context through the cost model.
+// The memory reads are fabric's (fabric/memory.h), the FAISS bytes touched kv's (kv/ivfpq.h),
+// the summary bytes kv's (kv/blocks.h).
 #include <algorithm>
 #include <cmath>
 
@@ -128,77 +125,11 @@ void EnergySeedReference::describe(config::Schema<EnergySeedReference>& s) {
       .positive();
 }
 
-MemoryRead memory_read(double bytes, double energy_per_byte, double bandwidth, double floor) {
-  LIGHTSIM_CHECK(bandwidth > 0, "memory_read: bandwidth must be positive");
-  return {bytes, bytes * energy_per_byte, floor + bytes / bandwidth};
-}
-
-double summary_bytes(std::int64_t blocks, int summaries, std::int64_t dims,
-                     double bytes_per_element) {
-  return static_cast<double>(blocks) * summaries * static_cast<double>(dims) * bytes_per_element;
-}
-
-namespace {
-
-using FaissIdx = faiss::Index::idx_t;
-
-// FAISS runs on the calling thread only (see src/kv/faiss_scorer.cpp for why); restored after.
-class OneOmpThread {
- public:
-  OneOmpThread() : saved_(omp_get_max_threads()) { omp_set_num_threads(1); }
-  ~OneOmpThread() { omp_set_num_threads(saved_); }
-  OneOmpThread(const OneOmpThread&) = delete;
-  OneOmpThread& operator=(const OneOmpThread&) = delete;
-
- private:
-  int saved_;
-};
-
-}  // namespace
-
-FaissTouch faiss_bytes_touched(const float* vectors, std::size_t n, std::size_t dim,
-                               const float* queries, std::size_t nq, const EnergyFaissSpec& spec,
-                               std::uint64_t seed) {
-  LIGHTSIM_CHECK_AS(ConfigError, spec.pq_m > 0 && dim % static_cast<std::size_t>(spec.pq_m) == 0,
-                    "faiss.pq_m = {} must divide the head dim {}", spec.pq_m, dim);
-  LIGHTSIM_CHECK_AS(InputError, n >= 2 && nq >= 1,
-                    "faiss: need at least 2 vectors and 1 query (got {} and {})", n, nq);
-  FaissTouch t;
-  const auto floor_log2 = static_cast<std::size_t>(std::floor(std::log2(static_cast<double>(n))));
-  t.pq_nbits = std::min(static_cast<std::size_t>(spec.pq_nbits), floor_log2);
-  t.pq_m = static_cast<std::size_t>(spec.pq_m);
-  const auto auto_nlist = static_cast<std::size_t>(std::ceil(std::sqrt(static_cast<double>(n))));
-  t.nlist = std::min(n, spec.nlist > 0 ? static_cast<std::size_t>(spec.nlist) : auto_nlist);
-  t.nprobe = std::min(t.nlist, static_cast<std::size_t>(spec.nprobe));
-
-  const OneOmpThread one_thread;
-  const auto d = static_cast<FaissIdx>(dim);
-  faiss::IndexFlatIP quantizer(d);
-  faiss::IndexIVFPQ index(&quantizer, d, t.nlist, t.pq_m, t.pq_nbits, faiss::METRIC_INNER_PRODUCT);
-  index.verbose = false;
-  index.cp.seed = static_cast<int>(seed & 0x7fffffff);
-  index.pq.cp.seed = index.cp.seed + 1;
-  // No under-training warnings on stderr: n >= every k-means' centroids by construction.
-  index.cp.min_points_per_centroid = 1;
-  index.pq.cp.min_points_per_centroid = 1;
-  index.train(static_cast<FaissIdx>(n), vectors);
-  index.add(static_cast<FaissIdx>(n), vectors);
-
-  std::vector<float> distances(t.nprobe);
-  std::vector<FaissIdx> lists(t.nprobe);
-  double codes = 0;
-  for (std::size_t q = 0; q < nq; ++q) {
-    quantizer.search(1, queries + q * dim, static_cast<FaissIdx>(t.nprobe), distances.data(),
-                     lists.data());
-    for (const FaissIdx l : lists)
-      if (l >= 0)
-        codes += static_cast<double>(index.invlists->list_size(static_cast<std::size_t>(l))) *
-                 static_cast<double>(index.code_size);
-  }
-  t.codes = codes / static_cast<double>(nq);
-  t.centroids = static_cast<double>(t.nlist * dim) * sizeof(float);
-  t.codebook = static_cast<double>(index.pq.ksub * dim) * sizeof(float);
-  return t;
+kv::IvfPqTouchOptions ivfpq_options(const EnergyFaissSpec& spec) {
+  return {.nlist = static_cast<std::size_t>(spec.nlist),
+          .pq_m = static_cast<std::size_t>(spec.pq_m),
+          .pq_nbits = static_cast<std::size_t>(spec.pq_nbits),
+          .nprobe = static_cast<std::size_t>(spec.nprobe)};
 }
 
 PrismAtContext prism_at(std::int64_t blocks,

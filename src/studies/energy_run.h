@@ -32,7 +32,7 @@ inline double with_tec(const prism::CostReport& c) {
 struct Figures {
   std::vector<Point> points;
   std::map<std::int64_t, PrismAtContext> prism;
-  std::map<std::int64_t, FaissTouch> faiss;
+  std::map<std::int64_t, kv::IvfPqTouch> faiss;
 };
 
 // The point of `system` on `gpu` ("" for Prism and LPDDR5) at `context`; null when absent.

@@ -10,6 +10,7 @@
 #include "energy_run.h"
 #include "lightsim/core/config_files.h"
 #include "lightsim/fabric/gpu.h"
+#include "lightsim/fabric/memory.h"
 #include "lightsim/kv/blocks.h"
 #include "lightsim/studies/energy.h"
 #include "lightsim/studies/system.h"
@@ -120,15 +121,14 @@ void add_scans(EnergyRun& run,
     f.prism.emplace(context, p);
     for (int summaries : {2, 1})
       for (std::int64_t dims : spec.summary_dims) {
-        const double bytes = summary_bytes(blocks, summaries, dims, spec.bytes_per_element);
+        const double bytes = kv::summary_bytes(blocks, summaries, dims, spec.bytes_per_element);
         const std::string kind = fmt::format("{}_{}", summary_name(summaries), dims);
         for (const Gpu& g : gpus) {
-          const MemoryRead m = memory_read(bytes, g.spec.hbm_energy_per_byte->si(),
-                                           g.spec.hbm_bandwidth.si(), spec.launch_floor.si());
+          const fabric::MemoryRead m = fabric::hbm_read(g.spec, bytes, spec.launch_floor);
           f.points.push_back({context, "gpu_scan_" + kind, g.name, bytes, m.energy, m.latency});
         }
-        const MemoryRead l = memory_read(bytes, spec.lpddr_energy_per_byte.si(),
-                                         spec.lpddr_bandwidth.si(), spec.launch_floor.si());
+        const fabric::MemoryRead l = fabric::memory_read(bytes, spec.lpddr_energy_per_byte,
+                                                         spec.lpddr_bandwidth, spec.launch_floor);
         f.points.push_back({context, "lpddr5_" + kind, "", bytes, l.energy, l.latency});
       }
   }
@@ -166,9 +166,9 @@ void add_faiss(EnergyRun& run, const std::vector<Gpu>& gpus, Figures& f) {
     for (std::size_t g = 0; g < head.group; ++g)
       for (std::size_t s = 0; s < head.steps; ++s)
         queries.insert(queries.end(), head.query(g, s), head.query(g, s) + head.head_dim);
-    const FaissTouch t =
-        faiss_bytes_touched(means.data(), layout.blocks(), head.head_dim, queries.data(),
-                            queries.size() / head.head_dim, spec.faiss, run.ctx.seed());
+    const kv::IvfPqTouch t = kv::ivfpq_bytes_touched(
+        means.data(), layout.blocks(), head.head_dim, queries.data(),
+        queries.size() / head.head_dim, ivfpq_options(spec.faiss), run.ctx.seed());
     f.faiss.emplace(context, t);
     run.add_row("faiss", {{"context", context},
                           {"vectors", static_cast<std::int64_t>(layout.blocks())},
@@ -181,8 +181,7 @@ void add_faiss(EnergyRun& run, const std::vector<Gpu>& gpus, Figures& f) {
                           {"codebook", t.codebook},
                           {"bytes", t.bytes()}});
     for (const Gpu& g : gpus) {
-      const MemoryRead m = memory_read(t.bytes(), g.spec.hbm_energy_per_byte->si(),
-                                       g.spec.hbm_bandwidth.si(), spec.launch_floor.si());
+      const fabric::MemoryRead m = fabric::hbm_read(g.spec, t.bytes(), spec.launch_floor);
       f.points.push_back({context, "faiss_ivfpq", g.name, t.bytes(), m.energy, m.latency});
     }
   }

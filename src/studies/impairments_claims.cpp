@@ -198,8 +198,8 @@ void add_compensation_claims(ImpairmentsRun& run, const Finder& f) {
     std::string id = comp;
     std::replace(id.begin(), id.end(), '+', '_');
     for (const Case& k : cases) {
-      const RetrievalMetrics* none = f.at(k.scenario, k.axis, k.value);
-      const RetrievalMetrics* with = f.at(k.scenario, k.axis, k.value, comp);
+      const kv::KMetrics* none = f.at(k.scenario, k.axis, k.value);
+      const kv::KMetrics* with = f.at(k.scenario, k.axis, k.value, comp);
       std::string text = fmt::format(
           "Compensation {} ({}{}{}). ", comp, c.calibration ? "closed-loop drift lock; " : "",
           c.qat ? "projection trained through the point's quantizer and noise on decode steps "

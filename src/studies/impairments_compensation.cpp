@@ -8,8 +8,8 @@
 #include "lightsim/core/error.h"
 #include "lightsim/core/parallel.h"
 #include "lightsim/core/rng.h"
+#include "lightsim/kv/projection.h"
 #include "lightsim/studies/impairments.h"
-#include "lightsim/studies/retrieval.h"
 
 namespace lightsim::studies {
 

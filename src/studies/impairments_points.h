@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "lightsim/kv/metrics.h"
 #include "lightsim/studies/impairments.h"
-#include "lightsim/studies/retrieval.h"
 #include "lightsim/studies/runner.h"
 
 namespace lightsim::studies::impairments_detail {
@@ -31,20 +31,20 @@ struct Point {
 // Looks points up in the report (setup i + 1 is point i; setup 0 is the projected truth).
 struct Finder {
   const std::vector<Point>& pts;
-  const RetrievalReport& rep;
+  const kv::EvalReport& rep;
   std::size_t k32;
   // Recall@32 metrics of the first point matching, or nullptr.
-  const RetrievalMetrics* at(const std::string& scenario, const std::string& axis, double value,
-                             const std::string& comp = "none") const {
+  const kv::KMetrics* at(const std::string& scenario, const std::string& axis, double value,
+                         const std::string& comp = "none") const {
     for (std::size_t i = 0; i < pts.size(); ++i)
       if (pts[i].scenario == scenario && pts[i].axis == axis && pts[i].compensation == comp &&
           std::abs(pts[i].value - value) < 1e-9)
-        return &rep.setups[i + 1][k32];
+        return &rep.scorers[i + 1].per_k[k32];
     return nullptr;
   }
   std::optional<double> recall32(const std::string& scenario, const std::string& axis, double value,
                                  const std::string& comp = "none", bool projected = true) const {
-    const RetrievalMetrics* m = at(scenario, axis, value, comp);
+    const kv::KMetrics* m = at(scenario, axis, value, comp);
     if (m == nullptr) return std::nullopt;
     return projected ? m->recall_projected.mean : m->recall.mean;
   }

@@ -2,18 +2,19 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "lightsim/core/error.h"
+#include "lightsim/kv/metrics.h"
 #include "lightsim/photonics/link_budget.h"
 #include "lightsim/photonics/wdm.h"
 #include "lightsim/prism/cost.h"
 #include "lightsim/prism/scorer.h"
 #include "lightsim/prism/voting.h"
 #include "lightsim/studies/impairments.h"
-#include "lightsim/studies/retrieval.h"
 #include "lightsim/studies/runner.h"
 #include "studies/compensation_common.h"
 #include "studies/impairments_points.h"
@@ -155,11 +156,9 @@ void evaluate(ImpairmentsRun& run) {
   std::vector<Point> pts = study_points(spec);
   const auto d = static_cast<std::size_t>(spec.accelerator.device.grid.channels);
   const int ideal_bits = static_cast<int>(spec.ideal_bits);
-  const ScorerCatalog catalog;
-  RetrievalOptions ro =
-      support::retrieval_options(spec.ks, spec.block_tokens, spec.projection, d, catalog);
+  kv::EvalOptions ro = support::retrieval_options(spec.ks, spec.block_tokens, spec.projection, d);
   ro.reference = 0;
-  ro.shared_projection.clear();  // fitted here: the QAT setups get their own projections
+  ro.shared_projection.reset();  // fitted here: the QAT setups get their own projections
 
   // The cache; with QAT, qat_train_steps more decode steps that only train (qat.h).
   const bool any_qat =
@@ -176,11 +175,11 @@ void evaluate(ImpairmentsRun& run) {
   else
     split.eval = std::move(generated);
   const kv::KvCache& cache = split.eval;
-  const NpyArray fitted =
-      fit_head_projections(cache, catalog.projections.get(spec.projection), d, ctx);
+  const auto fitted = std::make_shared<const NpyArray>(
+      kv::fit_head_projections(cache, kv::standard_projection(spec.projection), d, ctx));
 
   // One QAT training per (bits, noise) state, shared by every point in that state.
-  std::map<std::string, NpyArray> qat;
+  std::map<std::string, std::shared_ptr<const NpyArray>> qat;
   std::map<std::string, std::pair<int, double>> qat_trained;  // key -> (bits, score noise)
   for (Point& p : pts) {
     if (!p.parts.qat) continue;
@@ -191,17 +190,13 @@ void evaluate(ImpairmentsRun& run) {
     const prism::QatOptions o = qat_options(
         spec.qat, impaired_accelerator(spec.accelerator, state, ideal_bits), ctx.seed());
     ctx.log().info("impairments: QAT at {} bits, score noise {:.3g}", o.weight_bits, o.score_noise);
-    qat.emplace(p.qat_state, train_qat_projections(split.train, fitted, o, ctx));
+    qat.emplace(p.qat_state, std::make_shared<const NpyArray>(
+                                 train_qat_projections(split.train, *fitted, o, ctx)));
     qat_trained.emplace(p.qat_state, std::make_pair(o.weight_bits, o.score_noise));
   }
 
-  auto with_projection = [&](RetrievalSetup s, const NpyArray& projection) {
-    s.options.projection = "learned";
-    s.options.learned = &projection;
-    return s;
-  };
-  std::vector<RetrievalSetup> setups{
-      with_projection(catalog.setup("signature_ideal", "signature", d), fitted)};
+  std::vector<kv::ScorerSetup> setups{
+      support::signature_setup("signature_ideal", d, kv::learned_projection(fitted))};
   std::vector<prism::VotingCost> prices;
   for (Point& p : pts) {
     if (p.parts.calibration) {
@@ -214,16 +209,13 @@ void evaluate(ImpairmentsRun& run) {
     prism::AcceleratorSpec a = impaired_accelerator(spec.accelerator, p.knobs, ideal_bits);
     a.selection.votes = p.parts.voting ? static_cast<int>(spec.votes) : 1;
     prices.push_back(prism::voting_cost(prism::cost(a), a.selection.votes));
-    RetrievalSetup s = with_projection(
-        catalog.setup(fmt::format("{}:{}:{}:{}", p.scenario, p.axis, p.value, p.compensation),
-                      "prism", d),
-        p.parts.qat ? qat.at(p.qat_state) : fitted);
-    prism::attach_accelerator(s.options, a);
-    setups.push_back(std::move(s));
+    setups.push_back(support::prism_setup(
+        fmt::format("{}:{}:{}:{}", p.scenario, p.axis, p.value, p.compensation), a, d,
+        kv::learned_projection(p.parts.qat ? qat.at(p.qat_state) : fitted)));
   }
   ctx.log().info("impairments: {} points on {} heads x {} steps", pts.size(),
                  cache.geometry().layers * cache.geometry().kv_heads, cache.geometry().steps);
-  const RetrievalReport rep = evaluate_retrieval(cache, setups, ro, ctx);
+  const kv::EvalReport rep = kv::evaluate(cache, setups, ro, ctx);
 
   run.table(
       "points",
@@ -248,7 +240,7 @@ void evaluate(ImpairmentsRun& run) {
        {"needle_hit_union", ""},
        {"fetched_fraction", ""}});
   for (std::size_t i = 0; i < pts.size(); ++i)
-    for (const RetrievalMetrics& m : rep.setups[i + 1])
+    for (const kv::KMetrics& m : rep.scorers[i + 1].per_k)
       run.add_row("points", {{"scenario", pts[i].scenario},
                              {"axis", pts[i].axis},
                              {"value", pts[i].value},

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "lightsim/core/error.h"
+#include "lightsim/kv/metrics.h"
 #include "lightsim/prism/scorer.h"
-#include "lightsim/studies/retrieval.h"
 #include "lightsim/studies/runner.h"
 #include "support.h"
 
@@ -60,7 +60,6 @@ void evaluate(NeedleRun& run) {
                     "{}: workload.needle_depths: the needle study needs at least one depth",
                     run.config_file.string());
   const auto d = static_cast<std::size_t>(spec.accelerator.device.grid.channels);
-  const ScorerCatalog catalog;
   run.table(
       "depths",
       "Needle hit rate per context, depth and k (per KV head and union of a layer's KV heads)",
@@ -88,14 +87,13 @@ void evaluate(NeedleRun& run) {
     w.tokens = tokens;
     ctx.log().info("needle: {} tokens", tokens);
     const kv::KvCache cache = kv::generate_kv_cache(w, ctx);
-    std::vector<RetrievalSetup> setups{catalog.setup("prism", "prism", d),
-                                       catalog.setup("signature_ideal", "signature", d)};
-    prism::attach_accelerator(setups[0].options, spec.accelerator);
-    const RetrievalOptions o =
-        support::retrieval_options(spec.ks, spec.block_tokens, spec.projection, d, catalog);
-    const RetrievalReport rep = evaluate_retrieval(cache, setups, o, ctx);
+    const std::vector<kv::ScorerSetup> setups{support::prism_setup("prism", spec.accelerator, d),
+                                              support::signature_setup("signature_ideal", d)};
+    const kv::EvalOptions o =
+        support::retrieval_options(spec.ks, spec.block_tokens, spec.projection, d);
+    const kv::EvalReport rep = kv::evaluate(cache, setups, o, ctx);
     for (std::size_t i = 0; i < setups.size(); ++i)
-      for (const RetrievalMetrics& m : rep.setups[i])
+      for (const kv::KMetrics& m : rep.scorers[i].per_k)
         for (std::size_t n = 0; n < rep.needles; ++n)
           run.add_row("depths", {{"tokens", tokens},
                                  {"depth", spec.workload.needle_depths[n]},
@@ -106,7 +104,7 @@ void evaluate(NeedleRun& run) {
                                  {"needle_hit_union", m.needle_hit_union_by_needle[n].mean},
                                  {"fetched_fraction", m.fetched_fraction.mean},
                                  {"union_fetched_fraction", m.union_fetched_fraction.mean}});
-    for (const RetrievalMetrics& m : rep.setups[0]) {
+    for (const kv::KMetrics& m : rep.scorers[0].per_k) {
       for (std::size_t h = 0; h < m.needle_hit_by_head.size(); ++h)
         run.add_row("heads", {{"tokens", tokens},
                               {"k", static_cast<std::int64_t>(m.k)},

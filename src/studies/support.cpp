@@ -2,19 +2,30 @@
 #include "support.h"
 
 #include "lightsim/core/error.h"
+#include "lightsim/kv/scorer_specs.h"
+#include "lightsim/prism/scorer.h"
 
 namespace lightsim::studies::support {
 
-RetrievalOptions retrieval_options(const std::vector<std::int64_t>& ks, std::int64_t block_tokens,
-                                   const std::string& projection, std::size_t dim,
-                                   const ScorerCatalog& catalog) {
-  RetrievalOptions o;
+kv::EvalOptions retrieval_options(const std::vector<std::int64_t>& ks, std::int64_t block_tokens,
+                                  const std::string& projection, std::size_t dim) {
+  kv::EvalOptions o;
   o.ks.assign(ks.begin(), ks.end());
   o.blocks.block_tokens = static_cast<std::size_t>(block_tokens);
-  o.shared_projection = projection;
-  o.dim = dim;
-  o.projections = &catalog.projections;
+  o.shared_projection = kv::SharedProjection{kv::standard_projection(projection), dim};
+  o.output_error = false;
   return o;
+}
+
+kv::ScorerSetup signature_setup(std::string name, std::size_t d, kv::ProjectionSource projection) {
+  projection.dim = d;
+  return {std::move(name), kv::signature_scorer(std::move(projection))};
+}
+
+kv::ScorerSetup prism_setup(std::string name, const prism::AcceleratorSpec& accelerator,
+                            std::size_t d, kv::ProjectionSource projection) {
+  projection.dim = d;
+  return {std::move(name), prism::prism_scorer(accelerator, std::move(projection))};
 }
 
 std::size_t k_index(const std::vector<std::int64_t>& ks, std::int64_t k) {

@@ -6,16 +6,26 @@
 #include <string>
 #include <vector>
 
+#include "lightsim/kv/metrics.h"
+#include "lightsim/kv/scorer.h"
+#include "lightsim/prism/accelerator.h"
 #include "lightsim/studies/chart.h"
-#include "lightsim/studies/retrieval.h"
 
 namespace lightsim::studies::support {
 
 // Retrieval options of a study: ks, block size (sink 4 and recent window 512 tokens, the kv
-// defaults), the projection fitted once per head and shared.
-RetrievalOptions retrieval_options(const std::vector<std::int64_t>& ks, std::int64_t block_tokens,
-                                   const std::string& projection, std::size_t dim,
-                                   const ScorerCatalog& catalog);
+// defaults), kv's projection `projection` (d = dim) fitted once per head and shared by every
+// projected setup, no sparse attention output error (the studies do not report it).
+kv::EvalOptions retrieval_options(const std::vector<std::int64_t>& ks, std::int64_t block_tokens,
+                                  const std::string& projection, std::size_t dim);
+
+// The ideal (noiseless, full-precision) signature scorer and the Prism scorer on `accelerator`,
+// both of dimension d with their projection from `projection` (default: the evaluation's
+// shared projection).
+kv::ScorerSetup signature_setup(std::string name, std::size_t d,
+                                kv::ProjectionSource projection = {});
+kv::ScorerSetup prism_setup(std::string name, const prism::AcceleratorSpec& accelerator,
+                            std::size_t d, kv::ProjectionSource projection = {});
 
 // Index of k in ks (InternalError if absent).
 std::size_t k_index(const std::vector<std::int64_t>& ks, std::int64_t k);

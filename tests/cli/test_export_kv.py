@@ -78,7 +78,7 @@ class ExportKvWriter(CliTest):
             self.assertExit(r, 0)
             res = r.json()
             self.assertEqual(res["needles"], 1)
-            self.assertEqual(res["results"]["exact"]["2"]["recall_at_k"], 1.0)
+            self.assertEqual(res["results"]["exact"]["2"]["recall"]["mean"], 1.0)
 
     def test_writer_rejects_inconsistent_arrays(self):
         import numpy as np
@@ -128,7 +128,7 @@ class ExportKv(CliTest):
         r = run("kv", "select", "--cache", out, "--scorer", "exact", "--k", "1", "--block", "16",
                 "--recent", "32", "--json")
         self.assertExit(r, 0)
-        self.assertEqual(r.json()["results"]["exact"]["1"]["recall_at_k"], 1.0)
+        self.assertEqual(r.json()["results"]["exact"]["1"]["recall"]["mean"], 1.0)
 
 
 if __name__ == "__main__":

@@ -18,8 +18,10 @@ key_rank: 8
 needle_tokens: 16
 """
 
-KEYS = ["recall_at_k", "mass_recall", "output_rel_error", "needle_hit_rate",
-        "fetched_fraction", "bytes_per_step", "traffic_reduction"]
+# Every estimate is {mean, ci95, n} (kv::to_json, the same schema as Python evaluate_kv).
+ESTIMATES = ["recall", "recall_projected", "mass_recall", "mass_coverage", "output_rel_error",
+             "needle_hit", "needle_hit_union", "fetched_fraction", "union_fetched_fraction"]
+KEYS = ESTIMATES + ["recall_k_at_K", "bytes_per_step", "traffic_reduction"]
 
 
 class Kv(CliTest):
@@ -59,9 +61,42 @@ class Kv(CliTest):
             for k, m in per_k.items():
                 for key in KEYS:
                     self.assertIn(key, m, f"{scorer} k={k}")
-        self.assertEqual(doc["results"]["exact"]["4"]["recall_at_k"], 1.0)
-        self.assertEqual(doc["results"]["exact"]["4"]["mass_recall"], 1.0)
+                for key in ESTIMATES:
+                    self.assertEqual(set(m[key]), {"mean", "ci95", "n"}, f"{scorer} k={k} {key}")
+        self.assertEqual(doc["results"]["exact"]["4"]["recall"]["mean"], 1.0)
+        self.assertEqual(doc["results"]["exact"]["4"]["mass_recall"]["mean"], 1.0)
+        self.assertEqual(doc["results"]["exact"]["2"]["recall_k_at_K"]["4"]["mean"], 1.0)
         self.assertEqual(doc["candidate_blocks"], 7)  # 8 blocks; the last is all recent window
+        self.assertEqual(doc["block_tokens"], 128)
+
+    def test_select_resolves_every_registered_projection(self):
+        # `lightsim list` shows the prism module's qat projection; kv select takes it (it
+        # built private scorer and projection families and rejected it, exit 2).
+        self.assertIn("qat", run("list").out)
+        out = self.generate()
+        r = run("kv", "select", "--cache", out, "--scorer", "prism:qat,signature:qat",
+                "--accelerator", "seed_fit", "--k", "2", "--recent", "128", "--json")
+        self.assertExit(r, 0)
+        self.assertEqual(set(r.json()["results"]), {"prism:qat:d32", "signature:qat:d32"})
+
+    def test_select_scorer_options(self):
+        out = self.generate()
+        # An options file of a scorer's spec kind selects it; `config explain` lists its fields.
+        conf = self.write("faiss.yaml", "schema_version: 1\nkind: scorer_faiss_ivfpq\n"
+                                        "nlist: 8\npq_m: 8\npq_nbits: 6\nnprobe: 8\n")
+        self.assertExit(run("config", "check", conf), 0)
+        r = run("kv", "select", "--cache", out, "--scorer", str(conf), "--k", "2", "--recent",
+                "128", "--json")
+        self.assertExit(r, 0)
+        self.assertEqual(set(r.json()["results"]), {"faiss_ivfpq"})
+        explained = run("config", "explain", "scorer_faiss_ivfpq").out
+        for field in ["nlist", "pq_m", "pq_nbits", "nprobe", "retrieve"]:
+            self.assertIn(field, explained)
+        # A flag no selected scorer takes is an error, not ignored; a bad value names its flag.
+        self.assertInputError(run("kv", "select", "--cache", out, "--scorer", "exact",
+                                  "--nprobe", "4"), "--nprobe", "none of the selected scorers")
+        self.assertInputError(run("kv", "select", "--cache", out, "--scorer", "faiss_ivfpq",
+                                  "--pq-nbits", "40"), "pq_nbits")
 
     def test_select_table_lists_every_scorer(self):
         out = self.generate()

@@ -122,7 +122,7 @@ class PrismScorer(CliTest):
         self.assertExit(r, 0)
         res = r.json()["results"]
         self.assertIn("prism:pca:d32", res)
-        self.assertGreater(res["prism:pca:d32"]["4"]["recall_at_k"], 0.0)
+        self.assertGreater(res["prism:pca:d32"]["4"]["recall"]["mean"], 0.0)
         self.assertInputError(run("kv", "select", "--cache", out, "--scorer", "prism"),
                               "--accelerator")
 

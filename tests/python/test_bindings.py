@@ -175,6 +175,41 @@ class KvTest(unittest.TestCase):
         self.assertLessEqual(recall["mean"], 1.0)
         self.assertEqual(recall["n"], 8 * 4)  # KV heads x steps
 
+    def test_evaluate_kv_gives_the_cli_json(self):
+        # One report, one schema (kv::to_json), and the same scorer and projection names: the
+        # CLI's private families rejected prism:qat while Python ran it, and the two printed
+        # different keys (recall_at_k vs recall: {mean, ci95, n}).
+        binary = os.environ.get("LIGHTSIM_BIN")
+        if not binary:
+            self.skipTest("LIGHTSIM_BIN not set (run through ctest)")
+        import json
+        import subprocess
+        with tempfile.TemporaryDirectory() as tmp:
+            config = Path(tmp) / "tiny.yaml"
+            config.write_text("schema_version: 1\nkind: kv_synthetic\npreset: qwen2.5-7b\n"
+                              "model_layers: 2\nlayers: []\nkv_heads: 2\nq_heads: 4\n"
+                              "head_dim: 32\ntokens: 1024\nsteps: 4\nkey_rank: 8\n"
+                              "needle_tokens: 16\n")
+            cache = Path(tmp) / "cache"
+            subprocess.run([binary, "-q", "kv", "generate", str(config), "--out", str(cache)],
+                           check=True)
+            scorers = ["exact", "signature:pca", "prism:qat"]
+            cli = subprocess.run([binary, "kv", "select", "--cache", str(cache), "--scorer",
+                                  ",".join(scorers), "--accelerator", "seed_fit", "--k", "2,4",
+                                  "--recent", "128", "--json"],
+                                 check=True, capture_output=True, text=True)
+            py = lightsim.evaluate_kv(str(cache), scorers, ks=[2, 4], recent_tokens=128,
+                                      accelerator="seed_fit")
+            self.assertEqual(py, json.loads(cli.stdout))
+            self.assertEqual(set(py["results"]), {"exact", "signature:pca:d32", "prism:qat:d32"})
+            self.assertEqual(set(py["results"]["exact"]["2"]["needle_hit"]), {"mean", "ci95", "n"})
+            with self.assertRaises(lightsim.InputError) as caught:
+                lightsim.evaluate_kv(str(cache), ["exact"], dim=8)
+            self.assertIn("none of the selected scorers", str(caught.exception))
+            faiss = lightsim.evaluate_kv(str(cache), ["faiss_ivfpq"], ks=[2], recent_tokens=128,
+                                         options={"nlist": 8, "pq_m": 8, "pq_nbits": 6})
+            self.assertIn("faiss_ivfpq", faiss["results"])
+
 
 class PrefillPrismTest(unittest.TestCase):
     def test_plan_as_string_or_dict(self):

@@ -27,6 +27,15 @@ std::vector<double> group_block_mass(const HeadView& head, const BlockLayout& la
 void group_block_mass(const HeadView& head, std::span<const BlockLayout> layouts, std::size_t step,
                       std::vector<double>& p, std::vector<std::vector<double>>& masses);
 
+// The exact attention pass behind the metrics (metrics.cpp), at several layouts at once: the
+// block masses exactly as group_block_mass (bit-identical), resident[i] = the sum over the
+// group's query heads of the mass on layouts[i]'s resident tokens, and, when `weights` is not
+// null, (*weights)[g] = query head g's softmax weights (resized to head.group). `p` is a
+// workspace used when weights is null.
+void group_attention(const HeadView& head, std::span<const BlockLayout> layouts, std::size_t step,
+                     std::vector<double>& p, std::vector<std::vector<double>>& masses,
+                     std::vector<double>& resident, std::vector<std::vector<double>>* weights);
+
 // Attention output sum_t p_t v_t / sum_t p_t over the tokens where `include(t)` holds
 // (all tokens: the full output). out has head_dim entries.
 template <class Include>

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "lightsim/kv/cache.h"
@@ -59,6 +60,13 @@ inline float quest_bound(const float* q, const float* lo, const float* hi, std::
   float s = 0;
   for (std::size_t d = 0; d < dim; ++d) s += std::max(q[d] * lo[d], q[d] * hi[d]);
   return s;
+}
+
+// Bytes of a scan of block summaries: blocks x summaries per block (min+max = 2, mean = 1) x
+// dims x bytes per element.
+inline double summary_bytes(std::int64_t blocks, int summaries, std::int64_t dims,
+                            double bytes_per_element) {
+  return static_cast<double>(blocks) * summaries * static_cast<double>(dims) * bytes_per_element;
 }
 
 }  // namespace lightsim::kv

@@ -17,6 +17,7 @@
 #include <memory>
 #include <vector>
 
+#include "lightsim/core/context.h"
 #include "lightsim/core/npy.h"
 #include "lightsim/core/registry.h"
 #include "lightsim/core/rng.h"
@@ -47,6 +48,21 @@ using ProjectionFitter = std::function<ProjectionMatrix(const ProjectionInput&)>
 using ProjectionFamily = Family<ProjectionFitter>;
 
 void register_projections(ProjectionFamily& family);
+
+// One of kv's own projections by name (pca, pca_qk, random, first, learned), for callers that
+// hold no registry (the studies); an unknown name is a ConfigError listing the known ones.
+ProjectionFitter standard_projection(std::string_view name);
+
+// The random stream a head's projection fit draws from: (seed, {"sig", layer, kv_head}), the
+// same for a scorer fitting its own projection and for fit_head_projections.
+RandomStream projection_stream(std::uint64_t seed, std::size_t layer, std::size_t kv_head);
+
+// The d x D projection of every head of `cache`, shape [layers, kv_heads, d, D] (the
+// "learned" layout), fitted by `fit` with projection_stream(ctx.seed(), layer, kv_head), so a
+// scorer fitting the same head itself gets the same matrix. Heads in parallel; identical for
+// any thread count.
+NpyArray fit_head_projections(const KvCache& cache, const ProjectionFitter& fit, std::size_t dim,
+                              Context& ctx);
 
 // Top-d eigenvectors (descending eigenvalue) of the covariance of `rows` vectors of length D
 // (row-major), as the rows of a ProjectionMatrix.

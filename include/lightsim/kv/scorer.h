@@ -4,7 +4,8 @@
 // one score per block for the group: the sum over the group's query heads of that head's
 // per-block score (for the exact oracle, the sum of the heads' softmax masses).
 //
-// Implementations (family "kv_scorer", registered in register.cpp):
+// Implementations (family "kv_scorer", registered in register.cpp), each with its own options
+// spec kind `scorer_<name>` (scorer_specs.h; `lightsim config explain scorer_<name>`):
 //   exact      true softmax attention mass per block (the oracle; reads every key)
 //   mean_key   q . mean key of the block
 //   quest      Quest's bound sum_d max(q_d min_d, q_d max_d) over the block's bounding box
@@ -18,11 +19,14 @@
 #pragma once
 
 #include <cstddef>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 
+#include "lightsim/core/config.h"
 #include "lightsim/core/npy.h"
 #include "lightsim/core/registry.h"
 #include "lightsim/kv/blocks.h"
@@ -30,28 +34,13 @@
 
 namespace lightsim::kv {
 
-struct ScorerOptions {
-  std::string projection = "pca";                 // for "signature"
-  std::size_t dim = 32;                           // signature dimension d
-  std::size_t reps = 4;                           // representative keys per block
-  double summary_bytes = 2;                       // bytes per stored summary element (bf16)
-  const ProjectionFamily* projections = nullptr;  // required by "signature"
-  const NpyArray* learned = nullptr;              // for projection "learned"
-  // faiss_ivfpq: IVF-PQ over the head's token keys, inner product (FAISS IndexIVFPQ).
-  std::size_t nlist = 0;       // inverted lists; 0 = about 4 sqrt(tokens), at most tokens / 39
-  std::size_t pq_m = 16;       // PQ sub-quantizers (must divide head_dim)
-  std::size_t pq_nbits = 8;    // bits per sub-quantizer code
-  std::size_t nprobe = 16;     // lists scanned per query
-  std::size_t retrieve = 256;  // tokens retrieved per query head
-  // prism (registered by the prism module): a `const prism::AcceleratorSpec`, type-erased so
-  // that kv does not depend on prism.
-  std::shared_ptr<const void> accelerator;
-};
-
 // Where a head sits, for per-head fits and streams.
 struct HeadIndex {
   std::size_t layer = 0, kv_head = 0;
   std::uint64_t seed = 0;
+  // A d x D projection of this head fitted by the caller (kv::evaluate's shared projection):
+  // projected scorers (signature, prism) use it instead of fitting their own. Null: they fit.
+  const ProjectionMatrix* projection = nullptr;
 };
 
 class Scorer {
@@ -65,8 +54,64 @@ class Scorer {
   virtual double metadata_bytes() const = 0;
 };
 
-using ScorerFactory = std::function<std::unique_ptr<Scorer>(const ScorerOptions&)>;
+// Builds one Scorer per KV head, its implementation and options bound and checked.
+using ScorerMaker = std::function<std::unique_ptr<Scorer>()>;
+
+// A scorer to evaluate: its label in reports ("quest", "signature:pca:d32") and its maker.
+struct ScorerSetup {
+  std::string name;
+  ScorerMaker make;
+};
+
+// How a projected scorer (signature, prism) obtains each head's d x D projection P.
+struct ProjectionSource {
+  std::size_t dim = 32;  // d
+  // Fits P for one head ("kv_projection" family entry). Empty: P must come from the caller
+  // (HeadIndex::projection), as with kv::evaluate's shared projection.
+  ProjectionFitter fit{};
+  std::shared_ptr<const NpyArray> learned{};  // the fitter's array for projection "learned"
+
+  // index.projection when given (its d must equal dim: else InputError), otherwise fit() with
+  // the head's stream (seed, {"sig", layer, kv_head}).
+  ProjectionMatrix for_head(const HeadView& head, const HeadIndex& index) const;
+};
+
+// A spec's projection fields resolved: `projection` from `projections` (an unknown name is a
+// ConfigError listing the known ones), d = dim (>= 1), and the .npy file (shape [layers,
+// kv_heads, d, D]) read when `file` is not empty.
+ProjectionSource projection_source(std::string_view projection, std::size_t dim,
+                                   const std::filesystem::path& file,
+                                   const ProjectionFamily& projections);
+
+// The "learned" projection from an array in memory ([layers, kv_heads, d, D]; d = shape[2]).
+ProjectionSource learned_projection(std::shared_ptr<const NpyArray> array);
+
+// What a scorer read from a config may need besides its own options.
+struct ScorerEnvironment {
+  const ProjectionFamily* projections = nullptr;  // resolves a spec's `projection` name
+  config::LoadOptions load;                       // config roots for presets and files
+};
+
+// A "kv_scorer" family entry: the implementation's options spec kind and how to bind it.
+struct ScorerFactory {
+  const config::SchemaInfo* schema = nullptr;  // the options' spec kind, scorer_<name>
+  // Reads the options from `document` (a top-level document of kind schema->kind) and binds
+  // them. Throws ConfigError/InputError for bad options.
+  std::function<ScorerSetup(const config::Node& document, const ScorerEnvironment& env)> bind;
+};
 using ScorerFamily = Family<ScorerFactory>;
+
+// The factory of an implementation whose options are spec S, bound by bind(spec, env).
+template <config::Spec S, class Bind>
+ScorerFactory scorer_factory(Bind bind) {
+  return {&config::schema_of<S>().info(),
+          [bind](const config::Node& document, const ScorerEnvironment& env) {
+            return bind(config::read_spec<S>(document, env.load), env);
+          }};
+}
+
+// The report label of a projected scorer: "NAME:PROJECTION:dD".
+std::string projected_label(std::string_view scorer, std::string_view projection, std::size_t dim);
 
 void register_scorers(ScorerFamily& family);
 

@@ -19,21 +19,34 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
+#include "lightsim/core/registry.h"
 #include "lightsim/kv/scorer.h"
 #include "lightsim/prism/accelerator.h"
 
 namespace lightsim::prism {
 
-// Builds a Prism scorer; options.accelerator must hold a const AcceleratorSpec, and
-// options.dim must equal its channels (d).
-std::unique_ptr<kv::Scorer> make_prism_scorer(const kv::ScorerOptions& options);
+// Options of the "prism" kv scorer (kind scorer_prism; `lightsim config explain scorer_prism`).
+struct PrismScorerSpec {
+  static constexpr std::string_view kind = "scorer_prism";
+  std::string projection = "pca";  // "kv_projection" family name
+  std::int64_t dim = 0;            // signature dimension d; 0 = the accelerator's channels
+  std::string projection_file;     // .npy [layers, kv_heads, d, D] for "learned"; "" = none
+  std::string accelerator;         // configs/accelerators/ name or YAML file (required)
+  static void describe(config::Schema<PrismScorerSpec>& s);
+};
 
-// Adds "prism" to the kv scorer family.
+// A Prism scorer on `accelerator` with P from `projection`, whose d must equal the
+// accelerator's channels (else InputError naming both).
+std::unique_ptr<kv::Scorer> make_prism_scorer(const AcceleratorSpec& accelerator,
+                                              const kv::ProjectionSource& projection);
+// The same as a maker (one scorer per head, the accelerator shared).
+kv::ScorerMaker prism_scorer(const AcceleratorSpec& accelerator, kv::ProjectionSource projection);
+
+// Adds "prism" to the kv scorer family (its options: PrismScorerSpec).
 void register_scorer(kv::ScorerFamily& family);
-
-// Options carrying `accelerator` for the prism scorer.
-void attach_accelerator(kv::ScorerOptions& options, const AcceleratorSpec& accelerator);
 
 }  // namespace lightsim::prism

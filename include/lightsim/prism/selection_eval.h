@@ -20,8 +20,7 @@
 
 namespace lightsim::prism {
 
-// A Prism scorer prepared for one head with the projection `p` (not fitted). Holds the
-// projection family the scorer refers to, so it is neither copied nor moved.
+// A Prism scorer prepared for one head with the projection `p` (not fitted).
 class FixedProjectionPrism {
  public:
   FixedProjectionPrism(const AcceleratorSpec& a, const kv::ProjectionMatrix& p,
@@ -33,7 +32,6 @@ class FixedProjectionPrism {
   void score(std::size_t step, std::span<float> out) const { scorer_->score(step, out); }
 
  private:
-  kv::ProjectionFamily family_;
   std::unique_ptr<kv::Scorer> scorer_;
 };
 

@@ -15,6 +15,7 @@
 
 #include "lightsim/core/config.h"
 #include "lightsim/kv/generator.h"
+#include "lightsim/kv/ivfpq.h"
 #include "lightsim/prism/accelerator.h"
 #include "lightsim/prism/cost.h"
 #include "lightsim/studies/study.h"
@@ -83,33 +84,8 @@ struct EnergySeedReference {
 
 // --- The models, exposed for tests ---
 
-// A streaming read of `bytes` from a memory: energy = bytes x pJ/B, latency = floor +
-// bytes / bandwidth.
-struct MemoryRead {
-  double bytes = 0;    // B
-  double energy = 0;   // J
-  double latency = 0;  // s
-};
-MemoryRead memory_read(double bytes, double energy_per_byte, double bandwidth, double floor);
-
-// Bytes of a scan of block summaries: blocks x summaries (min+max = 2, mean = 1) x dims x
-// bytes per element.
-double summary_bytes(std::int64_t blocks, int summaries, std::int64_t dims,
-                     double bytes_per_element);
-
-// Bytes a FAISS IVF-PQ search touches per query on an index over `vectors` ([n, dim],
-// row-major), measured on the built index and averaged over `queries` ([nq, dim]):
-// the probed lists' codes (list sizes from the index x code_size) + the coarse centroids
-// (nlist x dim x 4 B, all scored) + the PQ codebook read to build the distance tables
-// (2^nbits x dim x 4 B). Deterministic (fixed k-means seeds, one OpenMP thread).
-struct FaissTouch {
-  double codes = 0, centroids = 0, codebook = 0;  // B per query
-  double bytes() const { return codes + centroids + codebook; }
-  std::size_t nlist = 0, nprobe = 0, pq_m = 0, pq_nbits = 0;
-};
-FaissTouch faiss_bytes_touched(const float* vectors, std::size_t n, std::size_t dim,
-                               const float* queries, std::size_t nq, const EnergyFaissSpec& spec,
-                               std::uint64_t seed);
+// The FAISS baseline's parameters as the bytes-touched model takes them (kv/ivfpq.h).
+kv::IvfPqTouchOptions ivfpq_options(const EnergyFaissSpec& spec);
 
 // Prism at `blocks` blocks: the first of `accelerators` (name, spec as configured) whose
 // configured logical rows hold the blocks, costed by prism::cost with logical_rows = blocks

@@ -14,6 +14,7 @@
 #include "../../unit/kv/kv_test_util.h"
 #include "lightsim/kv/blocks.h"
 #include "lightsim/kv/register.h"
+#include "lightsim/kv/scorer_specs.h"
 #include "lightsim/prism/scorer.h"
 #include "lightsim/prism/timing.h"
 #include "shipped_configs.h"
@@ -31,17 +32,10 @@ TEST(PrismLimits, IdealScoresAreProportionalToTheExactProjectedScores) {
   a.electronics.query_bits = 24;
   const kv::KvCache cache = kv::testing::random_cache({1, 1, 1, 32, 64 * 16, 3}, 8);
   const kv::BlockLayout layout(64 * 16, kv::BlockOptions{16, 0, 0});
-  kv::ProjectionFamily projections("kv_projection", "");
-  kv::register_projections(projections);
-  kv::ScorerFamily family("kv_scorer", "");
-  kv::register_scorers(family);
-  kv::ScorerOptions o;
-  o.projection = "first";  // P = identity on the first 32 of 32 channels
-  o.dim = 32;
-  o.projections = &projections;
-  auto exact = family.get("signature")(o);
-  attach_accelerator(o, a);
-  auto prism = make_prism_scorer(o);
+  // P = identity on the first 32 of 32 channels.
+  const kv::ProjectionSource first{.dim = 32, .fit = kv::standard_projection("first")};
+  auto exact = kv::signature_scorer(first)();
+  auto prism = make_prism_scorer(a, first);
   const kv::HeadView head = cache.head(0, 0);
   exact->prepare(head, layout, {0, 0, 1});
   prism->prepare(head, layout, {0, 0, 1});

@@ -6,24 +6,29 @@
 #include "kv_test_util.h"
 #include "lightsim/kv/metrics.h"
 #include "lightsim/kv/register.h"
+#include "lightsim/kv/scorer_specs.h"
 
 namespace lightsim::kv {
 namespace {
 
+ProjectionSource projection(const std::string& name, std::size_t dim) {
+  ProjectionSource p;
+  p.dim = dim;
+  p.fit = standard_projection(name);
+  return p;
+}
+
 struct Families {
-  ScorerFamily scorers{"kv_scorer", ""};
   ProjectionFamily projections{"kv_projection", ""};
-  Families() {
-    register_scorers(scorers);
-    register_projections(projections);
-  }
-  EvalSetup setup(const std::string& name, const std::string& projection = "pca",
-                  std::size_t dim = 8) {
-    ScorerOptions o;
-    o.projection = projection;
-    o.dim = dim;
-    o.projections = &projections;
-    return {name, scorers.get(name), o};
+  Families() { register_projections(projections); }
+  // A scorer with its options' defaults (signature: `projection`, d = dim).
+  ScorerSetup setup(const std::string& name, const std::string& proj = "pca", std::size_t dim = 8) {
+    if (name == "exact") return {name, exact_scorer({})};
+    if (name == "mean_key") return {name, mean_key_scorer({})};
+    if (name == "quest") return {name, quest_scorer({})};
+    if (name == "rep_keys") return {name, rep_keys_scorer({})};
+    if (name == "faiss_ivfpq") return {name, faiss_ivfpq_scorer({})};
+    return {name, signature_scorer(projection(proj, dim))};
   }
 };
 
@@ -76,15 +81,11 @@ TEST(KvScorers, ExactScorerHasPerfectRecallAndMassRecall) {
 }
 
 TEST(KvScorers, FullDimensionPcaReproducesMeanKeyRanking) {
-  Families f;
   const KvCache c = testing::random_cache({1, 1, 2, 16, 640, 6}, 4);
   const HeadView h = c.head(0, 0);
   const BlockLayout l(h.tokens, {32, 0, 0});
-  auto mean = f.scorers.get("mean_key")(ScorerOptions{});
-  ScorerOptions po;
-  po.dim = 16;
-  po.projections = &f.projections;
-  auto pca = f.scorers.get("signature")(po);
+  auto mean = mean_key_scorer({})();
+  auto pca = signature_scorer(projection("pca", 16))();
   mean->prepare(h, l, {});
   pca->prepare(h, l, {});
   std::vector<float> a(l.blocks()), b(l.blocks());
@@ -171,15 +172,13 @@ TEST(KvScorers, FaissIvfPqFindsTheBlocksOfPlantedKeys) {
     for (std::size_t d = 0; d < 16; ++d) c.keys(0, 0)[t * 16 + d] = 4.0f * c.queries(0, 0)[d];
   const HeadView h = c.head(0, 0);
   const BlockLayout l(h.tokens, {64, 0, 0});
-  ScorerFamily f("kv_scorer", "");
-  register_scorers(f);
-  ScorerOptions o;
+  FaissIvfPqScorerSpec o;
   o.nlist = 8;
   o.nprobe = 8;
   o.pq_m = 8;
   o.pq_nbits = 6;
   o.retrieve = 32;
-  auto a = f.get("faiss_ivfpq")(o), b = f.get("faiss_ivfpq")(o);
+  auto a = faiss_ivfpq_scorer(o)(), b = faiss_ivfpq_scorer(o)();
   a->prepare(h, l, {0, 0, 3});
   b->prepare(h, l, {0, 0, 3});
   std::vector<float> sa(l.blocks()), sb(l.blocks());
@@ -189,7 +188,7 @@ TEST(KvScorers, FaissIvfPqFindsTheBlocksOfPlantedKeys) {
   EXPECT_EQ(top_k_blocks(sa, l, 1), std::vector<std::size_t>{5});
   EXPECT_GT(a->metadata_bytes(), 8.0 * 16 * 4);  // centroids at least
   o.pq_m = 5;                                    // does not divide 16
-  EXPECT_THROW(f.get("faiss_ivfpq")(o)->prepare(h, l, {}), InputError);
+  EXPECT_THROW(faiss_ivfpq_scorer(o)()->prepare(h, l, {}), InputError);
 }
 
 }  // namespace
@@ -236,16 +235,14 @@ TEST(KvScorers, FaissRecallGrowsWithNprobeAndRetrieve) {
   co.threads = 1;
   Context ctx(co);
   const KvCache cache = generate_kv_cache(spec, ctx);
-  Families f;
-  auto faiss = [&](const std::string& label, std::size_t nprobe, std::size_t retrieve) {
-    EvalSetup s = f.setup("faiss_ivfpq");
-    s.name = label;
-    s.options.nlist = 16;
-    s.options.pq_m = 8;
-    s.options.pq_nbits = 6;
-    s.options.nprobe = nprobe;
-    s.options.retrieve = retrieve;
-    return s;
+  auto faiss = [&](const std::string& label, std::int64_t nprobe, std::int64_t retrieve) {
+    FaissIvfPqScorerSpec o;
+    o.nlist = 16;
+    o.pq_m = 8;
+    o.pq_nbits = 6;
+    o.nprobe = nprobe;
+    o.retrieve = retrieve;
+    return ScorerSetup{label, faiss_ivfpq_scorer(o)};
   };
   EvalOptions eo;
   eo.ks = {4};

@@ -9,6 +9,9 @@
 #include "lightsim/kv/blocks.h"
 #include "lightsim/kv/register.h"
 #include "lightsim/kv/scorer.h"
+#include "lightsim/kv/scorer_setup.h"
+#include "lightsim/kv/scorer_specs.h"
+#include "lightsim/prism/register.h"
 #include "lightsim/prism/scorer.h"
 #include "shipped_configs.h"
 
@@ -31,23 +34,14 @@ AcceleratorSpec ideal_accelerator() {
 struct Fixture {
   kv::KvCache cache;
   kv::BlockLayout layout;
-  kv::ProjectionFamily projections{"kv_projection", ""};
-  kv::ScorerFamily scorers{"kv_scorer", ""};
   Fixture()
       : cache(kv::testing::random_cache({1, 1, 2, 64, 256 * 16, 6}, 3)),
-        layout(256 * 16, kv::BlockOptions{16, 0, 0}) {
-    kv::register_projections(projections);
-    kv::register_scorers(scorers);
-    register_scorer(scorers);
-  }
-  // Scores of every step by scorer `name` with projection "first".
+        layout(256 * 16, kv::BlockOptions{16, 0, 0}) {}
+  // Scores of every step with projection "first" (d = 32): the exact signature scorer, or
+  // Prism on `a`.
   std::vector<std::vector<float>> run(const std::string& name, const AcceleratorSpec* a) {
-    kv::ScorerOptions o;
-    o.projection = "first";
-    o.dim = 32;
-    o.projections = &projections;
-    if (a) attach_accelerator(o, *a);
-    auto s = scorers.get(name)(o);
+    kv::ProjectionSource first{.dim = 32, .fit = kv::standard_projection("first")};
+    auto s = name == "prism" ? make_prism_scorer(*a, first) : kv::signature_scorer(first)();
     const kv::HeadView head = cache.head(0, 0);
     s->prepare(head, layout, {0, 0, 7});
     std::vector<std::vector<float>> out;
@@ -92,14 +86,35 @@ TEST(PrismScorer, SeedBitsLoseRankingsAndTheExactRerankRestoresThem) {
 }
 
 TEST(PrismScorer, NeedsAnAcceleratorWithMatchingChannels) {
-  Fixture f;
-  kv::ScorerOptions o;
-  o.projections = &f.projections;
-  EXPECT_THROW((void)f.scorers.get("prism")(o), InputError);
   const AcceleratorSpec a = ideal_accelerator();
-  attach_accelerator(o, a);
-  o.dim = 16;
-  EXPECT_THROW((void)f.scorers.get("prism")(o), InputError);
+  EXPECT_THROW((void)prism_scorer(a, kv::ProjectionSource{.dim = 16}), InputError);
+  EXPECT_NO_THROW((void)prism_scorer(a, kv::ProjectionSource{.dim = 32}));
+}
+
+// Scorers and projections resolve from the registry: a projection the prism module registers
+// ("qat") is usable by name with the prism scorer, whose options (scorer_prism) name the
+// accelerator; dim defaults to the accelerator's channels.
+TEST(PrismScorer, ResolvesFromTheRegistryWithEveryRegisteredProjection) {
+  Registry registry;
+  kv::register_all(registry);
+  register_all(registry);
+  const kv::ScorerEnvironment env{&kv::projection_family(registry), testing::shipped_configs()};
+  const std::vector<std::string> labels{"prism:qat", "signature:qat"};
+  const std::vector<kv::ScorerOption> options{{"accelerator", "seed_fit", "--accelerator"}};
+  const auto setups = kv::resolve_scorers(labels, options, kv::scorer_family(registry), env);
+  ASSERT_EQ(setups.size(), 2u);
+  EXPECT_EQ(setups[0].name, "prism:qat:d32");
+  EXPECT_EQ(setups[1].name, "signature:qat:d32");
+  // Without an accelerator the prism options are incomplete; the message names the flag.
+  try {
+    (void)kv::resolve_scorers(std::vector<std::string>{"prism"}, {}, kv::scorer_family(registry),
+                              env);
+    FAIL() << "prism without an accelerator";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("--accelerator"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW((void)registry.spec("scorer_prism"));
+  EXPECT_NO_THROW((void)registry.spec("scorer_faiss_ivfpq"));
 }
 
 }  // namespace

@@ -11,9 +11,10 @@
 #include "lightsim/core/context.h"
 #include "lightsim/core/error.h"
 #include "lightsim/kv/generator.h"
+#include "lightsim/kv/metrics.h"
+#include "lightsim/kv/scorer_specs.h"
 #include "lightsim/prism/scorer.h"
 #include "lightsim/studies/impairments.h"
-#include "lightsim/studies/retrieval.h"
 #include "shipped_configs.h"
 
 namespace lightsim::studies {
@@ -82,16 +83,15 @@ TEST(Compensation, QatChangesTheProjectionAndImprovesMassRecallAtFourBits) {
   w.steps = 32;  // 16 evaluated + 16 training
   w.dtype = "float32";
   Context ctx(ContextOptions{.seed = 3, .threads = 2});
-  const ScorerCatalog catalog;
-  RetrievalOptions ro;
+  kv::EvalOptions ro;
   ro.ks = {8};
-  ro.reference = std::nullopt;
-  ro.shared_projection.clear();
+  ro.output_error = false;
   QatTrainingSplit split = split_qat_training(kv::generate_kv_cache(w, ctx), 16, ro.blocks, ctx);
   ASSERT_EQ(split.eval.geometry().steps, 16u);
   ASSERT_EQ(split.train.size(), 2u);
   EXPECT_EQ(split.train[0].steps.front(), 16u);
-  const NpyArray pca = fit_head_projections(split.eval, catalog.projections.get("pca"), 32, ctx);
+  const auto pca = std::make_shared<const NpyArray>(
+      kv::fit_head_projections(split.eval, kv::standard_projection("pca"), 32, ctx));
 
   ImpairmentKnobs four;
   four.bits = 4;
@@ -100,23 +100,20 @@ TEST(Compensation, QatChangesTheProjectionAndImprovesMassRecallAtFourBits) {
   const prism::AcceleratorSpec a = impaired_accelerator(base, four, 16);
   prism::QatOptions o = prism::qat_options_for(a);
   EXPECT_EQ(o.weight_bits, 4);
-  const NpyArray qat = train_qat_projections(split.train, pca, o, ctx);
-  ASSERT_EQ(qat.shape, pca.shape);
+  const auto qat =
+      std::make_shared<const NpyArray>(train_qat_projections(split.train, *pca, o, ctx));
+  ASSERT_EQ(qat->shape, pca->shape);
   double change = 0;
-  for (std::size_t i = 0; i < qat.values.size(); ++i)
-    change += std::abs(qat.values[i] - pca.values[i]);
-  EXPECT_GT(change / static_cast<double>(qat.values.size()), 1e-3);
+  for (std::size_t i = 0; i < qat->values.size(); ++i)
+    change += std::abs(qat->values[i] - pca->values[i]);
+  EXPECT_GT(change / static_cast<double>(qat->values.size()), 1e-3);
 
-  std::vector<RetrievalSetup> setups;
-  for (const NpyArray* p : {&pca, &qat}) {
-    RetrievalSetup s = catalog.setup("prism", "prism", 32);
-    s.options.projection = "learned";
-    s.options.learned = p;
-    prism::attach_accelerator(s.options, a);
-    setups.push_back(std::move(s));
-  }
-  const RetrievalReport rep = evaluate_retrieval(split.eval, setups, ro, ctx);
-  const double m_pca = rep.setups[0][0].mass_recall.mean, m_qat = rep.setups[1][0].mass_recall.mean;
+  std::vector<kv::ScorerSetup> setups;
+  for (const auto& p : {pca, qat})
+    setups.push_back({"prism", prism::prism_scorer(a, kv::learned_projection(p))});
+  const kv::EvalReport rep = kv::evaluate(split.eval, setups, ro, ctx);
+  const double m_pca = rep.scorers[0].per_k[0].mass_recall.mean,
+               m_qat = rep.scorers[1].per_k[0].mass_recall.mean;
   EXPECT_GT(m_qat, m_pca + 0.05) << "PCA " << m_pca << ", QAT " << m_qat;
 }
 

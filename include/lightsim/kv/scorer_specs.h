@@ -1,0 +1,73 @@
+// The options of each kv scorer (scorer.h), one spec kind per implementation, and the typed
+// makers that bind them. A config selects a scorer by name (`lightsim kv select --scorer
+// NAME`, a YAML file of kind scorer_<name>) and `lightsim config explain scorer_<name>` lists
+// its fields.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "lightsim/core/config.h"
+#include "lightsim/kv/scorer.h"
+
+namespace lightsim::kv {
+
+// exact: the oracle reads every key.
+struct ExactScorerSpec {
+  static constexpr std::string_view kind = "scorer_exact";
+  double summary_bytes = 2;  // bytes per key element read (bf16)
+  static void describe(config::Schema<ExactScorerSpec>& s);
+};
+
+struct MeanKeyScorerSpec {
+  static constexpr std::string_view kind = "scorer_mean_key";
+  double summary_bytes = 2;  // bytes per stored mean-key element
+  static void describe(config::Schema<MeanKeyScorerSpec>& s);
+};
+
+struct QuestScorerSpec {
+  static constexpr std::string_view kind = "scorer_quest";
+  double summary_bytes = 2;  // bytes per stored min/max element
+  static void describe(config::Schema<QuestScorerSpec>& s);
+};
+
+struct RepKeysScorerSpec {
+  static constexpr std::string_view kind = "scorer_rep_keys";
+  std::int64_t reps = 4;     // representative keys per block
+  double summary_bytes = 2;  // bytes per stored key element
+  static void describe(config::Schema<RepKeysScorerSpec>& s);
+};
+
+struct SignatureScorerSpec {
+  static constexpr std::string_view kind = "scorer_signature";
+  std::string projection = "pca";  // "kv_projection" family name
+  std::int64_t dim = 32;           // signature dimension d
+  std::string projection_file;     // .npy [layers, kv_heads, d, D] for "learned"; "" = none
+  double summary_bytes = 2;        // bytes per stored signature element
+  static void describe(config::Schema<SignatureScorerSpec>& s);
+};
+
+// FAISS IndexIVFPQ over the head's token keys, inner product.
+struct FaissIvfPqScorerSpec {
+  static constexpr std::string_view kind = "scorer_faiss_ivfpq";
+  std::int64_t nlist = 0;       // inverted lists; 0 = about 4 sqrt(tokens), at most tokens / 39
+  std::int64_t pq_m = 16;       // PQ sub-quantizers (must divide head_dim)
+  std::int64_t pq_nbits = 8;    // bits per sub-quantizer code
+  std::int64_t nprobe = 16;     // lists scanned per query
+  std::int64_t retrieve = 256;  // tokens retrieved per query head
+  static void describe(config::Schema<FaissIvfPqScorerSpec>& s);
+};
+
+ScorerMaker exact_scorer(const ExactScorerSpec& spec);
+ScorerMaker mean_key_scorer(const MeanKeyScorerSpec& spec);
+ScorerMaker quest_scorer(const QuestScorerSpec& spec);
+ScorerMaker rep_keys_scorer(const RepKeysScorerSpec& spec);
+// (P q) . (P mean key) with P from `projection`; summary_bytes per stored signature element.
+ScorerMaker signature_scorer(ProjectionSource projection, double summary_bytes = 2);
+ScorerMaker faiss_ivfpq_scorer(const FaissIvfPqScorerSpec& spec);
+
+// Registers the scorer spec kinds (for config check, explain and the reference doc).
+void register_scorer_specs(Registry& registry);
+
+}  // namespace lightsim::kv

@@ -1,0 +1,122 @@
+// Scorers chosen by name (scorer_setup.h).
+#include "lightsim/kv/scorer_setup.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "lightsim/core/error.h"
+#include "lightsim/kv/register.h"
+
+namespace lightsim::kv {
+namespace {
+
+bool names_file(const std::string& label) {
+  for (const char* ext : {".yaml", ".yml", ".json"})
+    if (label.ends_with(ext)) return true;
+  return false;
+}
+
+bool has_field(const config::SchemaInfo& schema, std::string_view field) {
+  return std::any_of(schema.fields.begin(), schema.fields.end(),
+                     [&](const config::FieldInfo& f) { return f.name == field; });
+}
+
+// The implementation whose options kind is `kind`.
+std::string scorer_of_kind(const ScorerFamily& scorers, const std::string& kind,
+                           const std::filesystem::path& file) {
+  std::vector<std::string> kinds;
+  for (const Implementation& impl : scorers.implementations()) {
+    const ScorerFactory& f = scorers.get(impl.name);
+    if (f.schema->kind == kind) return impl.name;
+    kinds.push_back(f.schema->kind);
+  }
+  LIGHTSIM_THROW(ConfigError, "{}: kind '{}' is not a scorer options kind{}", file.string(), kind,
+                 config::suggest(kind, kinds, "scorer kinds"));
+}
+
+struct Choice {
+  std::string scorer;
+  config::Node document;
+};
+
+Choice document_for(const std::string& label, const ScorerFamily& scorers) {
+  if (names_file(label)) {
+    config::Node doc = config::load_document(label);
+    const config::Node* kind = doc.find("kind");
+    LIGHTSIM_CHECK_AS(ConfigError, kind != nullptr && kind->is_scalar(),
+                      "{}: missing 'kind' (a scorer options kind such as scorer_faiss_ivfpq)",
+                      label);
+    return {scorer_of_kind(scorers, kind->scalar(), label), std::move(doc)};
+  }
+  const auto colon = label.find(':');
+  Choice c{label.substr(0, colon), {}};
+  const ScorerFactory& f = scorers.get(c.scorer);
+  const config::Location at{"--scorer " + label, 0, 0};
+  c.document = config::Node::make_map(at);
+  c.document.set("schema_version", config::Node::make_scalar("1", at));
+  c.document.set("kind", config::Node::make_scalar(f.schema->kind, at));
+  if (colon != std::string::npos) {
+    LIGHTSIM_CHECK_AS(UsageError, has_field(*f.schema, "projection"),
+                      "--scorer {}: scorer '{}' takes no projection", label, c.scorer);
+    c.document.set("projection", config::Node::make_scalar(label.substr(colon + 1), at));
+  }
+  return c;
+}
+
+std::vector<std::string> expand(std::span<const std::string> labels) {
+  std::vector<std::string> out;
+  for (const std::string& l : labels) {
+    if (l != "all") {
+      out.push_back(l);
+      continue;
+    }
+    for (const char* n : {"exact", "mean_key", "quest", "rep_keys", "faiss_ivfpq"})
+      out.emplace_back(n);
+    for (const char* p : {"pca", "pca_qk", "random", "first"})
+      out.push_back(std::string("signature:") + p);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<ScorerSetup> resolve_scorers(std::span<const std::string> labels,
+                                         std::span<const ScorerOption> options,
+                                         const ScorerFamily& scorers,
+                                         const ScorerEnvironment& env) {
+  ScorerEnvironment bound = env;
+  bound.load.assignments.clear();  // the documents are complete: options were set above
+  std::set<std::string> used;
+  std::vector<ScorerSetup> out;
+  for (const std::string& label : expand(labels)) {
+    Choice c = document_for(label, scorers);
+    const ScorerFactory& f = scorers.get(c.scorer);
+    for (const ScorerOption& o : options) {
+      if (!has_field(*f.schema, o.field)) continue;
+      c.document.set(o.field, config::parse_document(o.value, o.source));
+      used.insert(o.field);
+    }
+    out.push_back(f.bind(c.document, bound));
+  }
+  for (const ScorerOption& o : options)
+    LIGHTSIM_CHECK_AS(UsageError, used.contains(o.field),
+                      "{}: none of the selected scorers takes '{}' (`lightsim config explain "
+                      "scorer_<name>` lists each scorer's options)",
+                      o.source, o.field);
+  return out;
+}
+
+const ScorerFamily& scorer_family(const Registry& registry) {
+  const ScorerFamily* f = registry.find_family<ScorerFactory>(kScorerFamily);
+  LIGHTSIM_CHECK(f != nullptr, "the registry has no {} family", kScorerFamily);
+  return *f;
+}
+
+const ProjectionFamily& projection_family(const Registry& registry) {
+  const ProjectionFamily* f = registry.find_family<ProjectionFitter>(kProjectionFamily);
+  LIGHTSIM_CHECK(f != nullptr, "the registry has no {} family", kProjectionFamily);
+  return *f;
+}
+
+}  // namespace lightsim::kv
