@@ -101,7 +101,8 @@ void bind_config(py::module_& m, const RegistryPtr& registry) {
                            declared->location().str(), declared->scalar(), *kind);
         }
         registry->check_document(doc, load);  // every rule of the kind, presets resolved
-        for (const auto& assignment : load.assignments) config::apply_assignment(doc, assignment);
+        for (const auto& assignment : load.assignments.texts())
+          config::apply_assignment(doc, assignment);
         return to_python(doc);
       },
       "source"_a, "kind"_a = py::none(), "set"_a = py::none(), "config_path"_a = py::none(),
