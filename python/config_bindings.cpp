@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "bindings.h"
+#include "lightsim/core/config_files.h"
 
 namespace lightsim::python {
 
@@ -67,13 +68,7 @@ config::Node load_document(const py::object& source, const std::string& kind,
     // A bare NAME of a kind with presets: <root>/<preset_dir>/NAME.yaml, first root that has it.
     if (!kind.empty() && !std::filesystem::exists(file) && !file.has_parent_path() &&
         !file.has_extension() && !registry.spec(kind).preset_dir.empty()) {
-      for (const auto& root : load.config_roots) {
-        const auto candidate = root / registry.spec(kind).preset_dir / (file.string() + ".yaml");
-        if (std::filesystem::is_regular_file(candidate)) {
-          file = candidate;
-          break;
-        }
-      }
+      file = config::find_named(file.string(), registry.spec(kind).preset_dir, load, kind);
     }
     doc = config::load_document(file);
   }
