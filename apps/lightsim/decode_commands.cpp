@@ -16,7 +16,7 @@ void print_grid(const decode::DecodeSetup& setup, const std::vector<decode::Comp
   fmt::print(
       "  Prism: accelerator '{}', top-{} blocks of {} tokens + {} sink + {} recent tokens, {} "
       "unit(s)\n",
-      sc.prism.accelerator, setup.accelerator.selection.top_k,
+      sc.prism.accelerator.name(), setup.accelerator.selection.top_k,
       setup.accelerator.programming.block_tokens, sc.prism.sink_tokens, sc.prism.recent_tokens,
       sc.prism.accelerators);
   std::string gpu;
@@ -61,6 +61,7 @@ void add_decode_commands(CLI::App& app, const GlobalOptions& options, const Regi
   run->callback([name, &options] {
     const auto load = options.load_options();
     const decode::DecodeSetup setup = decode::prepare(decode::load_scenario(*name, load), load);
+    options.require_all_used();
     const std::vector<decode::Comparison> grid = decode::evaluate_grid(setup);
     if (options.json) {
       Json points = Json::array();

@@ -154,6 +154,7 @@ void add_fabric_commands(CLI::App& app, const GlobalOptions& options, const Regi
     plain.assignments.clear();
     const auto seed = config::load_spec<fabric::SeedPrefillReference>(
         config::find_named("prefill_seed", "references", ".yaml", plain, "reference"), plain);
+    options.require_all_used();
     show_fabric(spec, seed, options.json);
   });
 
@@ -177,6 +178,7 @@ void add_fabric_commands(CLI::App& app, const GlobalOptions& options, const Regi
   coll->callback([o, &options] {
     const fabric::Topology t =
         fabric::build_topology(fabric::load_fabric(o->fabric, options.load_options()));
+    options.require_all_used();
     const fabric::CollectiveOp op = fabric::parse_op(o->op);
     const fabric::Algorithm alg = fabric::parse_algorithm(o->algorithm);
     std::vector<double> sizes;

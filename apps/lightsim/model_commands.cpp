@@ -177,6 +177,7 @@ void add_model_commands(CLI::App& app, const GlobalOptions& options, const Regis
       dt = config::load_spec<model::DTypePolicy>(
           config::find_named(o->dtypes, "dtypes", ".yaml", load, "dtype policy"), load);
     }
+    options.require_all_used();
     if (!o->weights.empty()) dt.weights = parse_dtype(o->weights);
     if (!o->activations.empty()) dt.activations = parse_dtype(o->activations);
     if (!o->kv.empty()) dt.kv_cache = parse_dtype(o->kv);

@@ -7,6 +7,7 @@
 #include <numbers>
 
 #include "cli.h"
+#include "lightsim/core/config_files.h"
 #include "lightsim/core/json.h"
 #include "lightsim/photonics/device.h"
 #include "lightsim/photonics/feasibility.h"
@@ -20,20 +21,12 @@ using photonics::DeviceSpec;
 constexpr double kNm = 1e9, kPm = 1e12;
 
 // A file path, or NAME for <config root>/devices/NAME.yaml.
-std::filesystem::path resolve_device(const std::string& arg, const config::LoadOptions& o) {
-  const std::filesystem::path given(arg);
-  if (std::filesystem::exists(given) || arg.find('/') != std::string::npos || given.has_extension())
-    return given;
-  for (const auto& root : o.config_roots) {
-    const auto candidate = root / "devices" / (arg + ".yaml");
-    if (std::filesystem::is_regular_file(candidate)) return candidate;
-  }
-  return given;  // load_spec reports the missing file
-}
-
 DeviceSpec load_device(const std::string& arg, const GlobalOptions& options) {
   const auto o = options.load_options();
-  return config::load_spec<DeviceSpec>(resolve_device(arg, o), o);
+  DeviceSpec device =
+      config::load_spec<DeviceSpec>(config::find_named(arg, "devices", o, "device"), o);
+  options.require_all_used();
+  return device;
 }
 
 double db(double ratio) {

@@ -21,15 +21,16 @@ struct PrefillOptions {
   int top = 5;
 };
 
+// --fabric NAME is addressed by --set as fabric.KEY, the scenario's fabrics as fabrics.KEY.
 std::vector<fabric::Topology> topologies(const prefill::ScenarioSpec& s, const std::string& fabric,
                                          const config::LoadOptions& load) {
   std::vector<fabric::Topology> out;
   if (!fabric.empty()) {
-    out.push_back(fabric::build_topology(fabric::load_fabric(fabric, load)));
+    out.push_back(fabric::build_topology(fabric::load_fabric(fabric, load.scoped("fabric"))));
     return out;
   }
   for (const auto& name : s.fabrics) {
-    out.push_back(fabric::build_topology(fabric::load_fabric(name, load)));
+    out.push_back(fabric::build_topology(fabric::load_fabric(name, load.scoped("fabrics"))));
     out.back().name = name;
   }
   return out;
@@ -172,6 +173,8 @@ void add_prefill_commands(CLI::App& app, const GlobalOptions& options, const Reg
     prefill::ScenarioSpec s = prefill::load_scenario(o->scenarios.front(), load);
     const model::Transformer m = prefill::load_model(s.model, load);
     const auto tops = topologies(s, o->fabric, load);
+    const auto seed = prefill::load_study_seed(load);
+    options.require_all_used();
     if (!o->gpus.empty()) s.gpu_counts = o->gpus;
     if (!o->plan.empty()) {
       LIGHTSIM_CHECK_AS(UsageError, s.gpu_counts.size() == 1 || !o->gpus.empty(),
@@ -198,7 +201,6 @@ void add_prefill_commands(CLI::App& app, const GlobalOptions& options, const Reg
     }
     if (!o->gpus.empty()) s.fixed_plans.clear();
     const prefill::ScenarioStudy study = prefill::run_study(s, m, tops);
-    const auto seed = prefill::load_study_seed(load);
     if (options.json) {
       Json j = study_json(study);
       j["seed_comparison"] = print_comparison(prefill::compare_with_seed({study}, seed), true);
@@ -224,6 +226,7 @@ void add_prefill_commands(CLI::App& app, const GlobalOptions& options, const Reg
     const model::Transformer m = prefill::load_model(s.model, load);
     const fabric::Topology t =
         topologies(s, o->fabric.empty() ? s.fabrics.front() : o->fabric, load).front();
+    options.require_all_used();
     if (!o->gpus.empty()) s.gpu_counts = o->gpus;
     std::int64_t max_gpus = 1;
     for (std::int64_t n : s.gpu_counts) max_gpus = std::lcm(max_gpus, n);
@@ -282,6 +285,7 @@ void add_prefill_commands(CLI::App& app, const GlobalOptions& options, const Reg
   cross->add_option("MODELS", *models, "Models (configs/models/; default: the seed's study model)");
   cross->callback([models, &options] {
     const auto load = options.load_options();
+    options.require_all_used();  // models are HF config.json files: --set has nothing to address
     std::vector<std::string> list = *models;
     if (list.empty()) list = {"seed_r1_840b_a42b"};
     const model::DTypePolicy dtypes;  // FLOPs do not depend on the number formats
@@ -322,6 +326,7 @@ void add_prefill_commands(CLI::App& app, const GlobalOptions& options, const Reg
     const std::int64_t n = o->gpus.front();
     const prefill::Evaluator ea(a, prefill::load_model(a.model, load), t, n);
     const prefill::Evaluator eb(b, prefill::load_model(b.model, load), t, n);
+    options.require_all_used();
     // Partitions in sixteenths of the machine (72 GPUs = one copper rack at 1152).
     const std::int64_t step = n % 16 == 0 ? n / 16 : 1;
     const prefill::MixedResult m = prefill::static_vs_dynamic(ea, eb, n, step);
@@ -357,19 +362,30 @@ void add_prefill_commands(CLI::App& app, const GlobalOptions& options, const Reg
     const auto load = options.load_options();
     std::vector<std::string> list = *names;
     if (list.empty()) list = {"seed_8k", "seed_128k", "seed_1m"};
-    std::vector<prefill::ScenarioStudy> studies;
-    Json js = Json::array();
+    struct Loaded {
+      prefill::ScenarioSpec scenario;
+      model::Transformer model;
+      std::vector<fabric::Topology> fabrics;
+    };
+    std::vector<Loaded> loaded;
     for (const auto& name : list) {
       prefill::ScenarioSpec s = prefill::load_scenario(name, load);
       if (!o->fabric.empty()) s.fabrics = {s.fabrics.front(), o->fabric};
-      const model::Transformer m = prefill::load_model(s.model, load);
-      studies.push_back(prefill::run_study(s, m, topologies(s, "", load)));
+      const auto tops = topologies(s, "", load);
+      loaded.push_back({s, prefill::load_model(s.model, load), tops});
+    }
+    const auto seed = prefill::load_study_seed(load);
+    options.require_all_used();
+    std::vector<prefill::ScenarioStudy> studies;
+    Json js = Json::array();
+    for (const auto& [s, m, tops] : loaded) {
+      studies.push_back(prefill::run_study(s, m, tops));
       if (options.json)
         js.push_back(study_json(studies.back()));
       else
         print_study(studies.back()), fmt::print("\n");
     }
-    const auto cmp = prefill::compare_with_seed(studies, prefill::load_study_seed(load));
+    const auto cmp = prefill::compare_with_seed(studies, seed);
     if (options.json) {
       std::cout << dump_json({{"studies", js}, {"seed_comparison", print_comparison(cmp, true)}});
       return;

@@ -180,6 +180,7 @@ void add_prism_commands(CLI::App& app, const GlobalOptions& options, const Regis
     plain.assignments.clear();
     const auto seed = config::load_spec<prism::PrismSeedReference>(
         config::find_named("prism_seed", "references", ".yaml", plain, "reference"), plain);
+    options.require_all_used();
     const prism::CostReport r = prism::cost(a);
     const prism::RelockThroughput relock =
         relocks(a, *cost_drift, r.dissipated_power, r.system_qps, options.seed);
@@ -208,6 +209,7 @@ void add_prism_commands(CLI::App& app, const GlobalOptions& options, const Regis
       ->capture_default_str();
   tl->callback([tl_name, tl_drift, &options] {
     const prism::AcceleratorSpec a = prism::load_accelerator(*tl_name, options.load_options());
+    options.require_all_used();
     const prism::Timeline t = prism::timeline(a);
     const prism::RelockThroughput relock =
         relocks(a, *tl_drift, prism::cost(a).dissipated_power, t.qps, options.seed);

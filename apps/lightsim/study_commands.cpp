@@ -53,6 +53,7 @@ void add_study_commands(CLI::App& app, const GlobalOptions& options, const Regis
 
   CLI::App* list = study->add_subcommand("list", "List the registered studies");
   list->callback([&options, &registry] {
+    options.require_all_used();  // it reads no config: any --set is an error
     const auto names = studies::study_names(registry);
     if (options.json) {
       std::cout << dump_json(Json(names));
@@ -84,6 +85,8 @@ void add_study_commands(CLI::App& app, const GlobalOptions& options, const Regis
       LIGHTSIM_THROW(UsageError, "unknown study '{}'{}", o->name, config::suggest(o->name, names));
     const std::filesystem::path file =
         o->config.empty() ? studies::default_config(o->name, load) : o->config;
+    (void)registry.check_file(file, load);  // the study's config at every size, --set applied
+    options.require_all_used();
     prepare_output_dir(options.out);
     Context ctx(options.context_options(1, Time::si(5.0)));
     const report::StudyResult r = studies::run_study(registry, o->name, file, load, size, ctx);
