@@ -54,7 +54,7 @@ Reach reach(const std::vector<decode::Comparison>& grid, const std::string& gpu,
 void DecodeStudySpec::describe(config::Schema<DecodeStudySpec>& s) {
   s.help("The seed's end-to-end decode claim (SPEC.md 1.7) against the decode module.");
   s.field("scenario", &DecodeStudySpec::scenario, "decode scenario (configs/decode/) or file")
-      .required();
+      .required();  // the default is only a placeholder
   s.field("reference", &DecodeStudySpec::reference, "seed figures, relative to a config root");
   s.field("seed_gpu", &DecodeStudySpec::seed_gpu, "GPU name of the seed's instance (p4d: A100)");
   s.field("seed_batch", &DecodeStudySpec::seed_batch, "batch of the side-by-side point")
@@ -77,8 +77,7 @@ report::StudyResult run_decode_study(const StudyInput& in, Context& ctx) {
   config::LoadOptions presets = in.load;
   presets.assignments.clear();
   const decode::DecodeSeedReference seed = load_reference(spec, presets);
-  decode::DecodeSetup setup =
-      decode::prepare(decode::load_scenario(spec.scenario, presets), presets);
+  decode::DecodeSetup setup = decode::prepare(spec.scenario.get(), presets);
   decode::DecodeScenario& sc = setup.scenario;
   if (!spec.batches.empty()) sc.batches = spec.batches;
   if (!spec.contexts.empty()) sc.contexts = spec.contexts;
