@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "bindings.h"
+#include "lightsim/core/config_files.h"
 
 namespace lightsim::python {
 
@@ -67,13 +68,7 @@ config::Node load_document(const py::object& source, const std::string& kind,
     // A bare NAME of a kind with presets: <root>/<preset_dir>/NAME.yaml, first root that has it.
     if (!kind.empty() && !std::filesystem::exists(file) && !file.has_parent_path() &&
         !file.has_extension() && !registry.spec(kind).preset_dir.empty()) {
-      for (const auto& root : load.config_roots) {
-        const auto candidate = root / registry.spec(kind).preset_dir / (file.string() + ".yaml");
-        if (std::filesystem::is_regular_file(candidate)) {
-          file = candidate;
-          break;
-        }
-      }
+      file = config::find_named(file.string(), registry.spec(kind).preset_dir, load, kind);
     }
     doc = config::load_document(file);
   }
@@ -101,7 +96,8 @@ void bind_config(py::module_& m, const RegistryPtr& registry) {
                            declared->location().str(), declared->scalar(), *kind);
         }
         registry->check_document(doc, load);  // every rule of the kind, presets resolved
-        for (const auto& assignment : load.assignments) config::apply_assignment(doc, assignment);
+        for (const auto& assignment : load.assignments.texts())
+          config::apply_assignment(doc, assignment);
         return to_python(doc);
       },
       "source"_a, "kind"_a = py::none(), "set"_a = py::none(), "config_path"_a = py::none(),

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,10 +30,18 @@ struct GlobalOptions {
   const std::atomic<bool>* cancel = nullptr;       // set by main's SIGINT/SIGTERM handler
 
   // Preset roots (--config-path, then the source tree's configs/) and --set assignments.
+  // Every copy shares which assignments a document took (config::Assignments).
   config::LoadOptions load_options() const;
+  // UsageError naming a --set KEY that no config the command read has (exit 2). Each command
+  // calls it once it has read its configs, before it computes or writes anything; main calls
+  // it again after the command, so no assignment is ever ignored.
+  void require_all_used() const { load_options().assignments.require_all_used(); }
   // Context options from these flags: seed (or `default_seed` when --seed was not given),
   // threads, log level and progress mode (--quiet), and the plain progress line period.
   ContextOptions context_options(std::uint64_t default_seed, Time progress_interval) const;
+
+ private:
+  mutable std::optional<config::Assignments> tracked_;  // built from `assignments` once
 };
 
 // Each command file adds its subcommand(s) to the app; the callback runs after parsing.

@@ -47,13 +47,17 @@ void add_config_commands(CLI::App& app, const GlobalOptions& options, const Regi
   auto files = std::make_shared<std::vector<std::filesystem::path>>();
   check_cmd->add_option("FILE", *files, "Config files to check")->required();
   check_cmd->callback([files, &options, &registry] {
+    std::vector<std::string> kinds;
+    for (const auto& file : *files)
+      kinds.push_back(registry.check_file(file, options.load_options()));
+    options.require_all_used();
     Json results = Json::array();
-    for (const auto& file : *files) {
-      const std::string checked_kind = registry.check_file(file, options.load_options());
+    for (std::size_t i = 0; i < files->size(); ++i) {
+      const std::string& file = (*files)[i].string();
       if (options.json)
-        results.push_back({{"file", file.string()}, {"kind", checked_kind}});
+        results.push_back({{"file", file}, {"kind", kinds[i]}});
       else if (!options.quiet)
-        std::cout << file.string() << ": ok (" << checked_kind << ")\n";
+        std::cout << file << ": ok (" << kinds[i] << ")\n";
     }
     if (options.json) std::cout << dump_json({{"ok", true}, {"checked", results}});
   });

@@ -42,6 +42,7 @@ void run_select(const SelectOptions& so, const GlobalOptions& options, const Reg
   const std::vector<kv::ScorerSetup> setups =
       kv::resolve_scorers(so.scorers, given, kv::scorer_family(registry),
                           {&kv::projection_family(registry), options.load_options()});
+  options.require_all_used();
   const kv::KvCache cache = kv::read_kv_cache(so.cache);
   Context ctx(options.context_options(1, Time::si(5.0)));
   kv::EvalOptions eo;
@@ -93,6 +94,7 @@ void add_kv_commands(CLI::App& app, const GlobalOptions& options, const Registry
   gen->add_option("CONFIG", *config_file, "Generator config (kind kv_synthetic)")->required();
   gen->callback([config_file, &options] {
     const auto spec = config::load_spec<kv::KvGeneratorSpec>(*config_file, options.load_options());
+    options.require_all_used();
     prepare_output_dir(options.out);  // fail before generating when the folder is unusable
     Context ctx(options.context_options(1, Time::si(5.0)));
     const kv::KvCache cache = kv::generate_kv_cache(spec, ctx);
@@ -141,6 +143,7 @@ void add_kv_commands(CLI::App& app, const GlobalOptions& options, const Registry
   stats->add_option("--recent", *window, "Recent window for the recent-mass figure")
       ->capture_default_str();
   stats->callback([stats_dir, window, &options] {
+    options.require_all_used();
     const kv::KvCache cache = kv::read_kv_cache(*stats_dir);
     Context ctx(options.context_options(1, Time::si(5.0)));
     kv::StatsOptions stats_options;

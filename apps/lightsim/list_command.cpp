@@ -9,6 +9,7 @@ namespace lightsim::cli {
 void add_list_command(CLI::App& app, const GlobalOptions& options, const Registry& registry) {
   CLI::App* cmd = app.add_subcommand("list", "List config kinds and registered implementations");
   cmd->callback([&options, &registry] {
+    options.require_all_used();  // it reads no config: any --set is an error
     if (options.json) {
       Json out;
       out["config_kinds"] = registry.spec_kinds();

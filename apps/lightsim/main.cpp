@@ -79,6 +79,7 @@ int run(int argc, char** argv) {
     std::cerr << "lightsim: error: A subcommand is required (see `lightsim --help`)\n";
     return 2;
   }
+  options.require_all_used();  // a command that never checked still rejects a stray --set
   return 0;
 }
 

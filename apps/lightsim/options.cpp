@@ -8,7 +8,8 @@ config::LoadOptions GlobalOptions::load_options() const {
   config::LoadOptions o;
   o.config_roots = config_path;
   o.config_roots.emplace_back(LIGHTSIM_SOURCE_DIR "/configs");
-  o.assignments = assignments;
+  if (!tracked_) tracked_ = config::Assignments(assignments);
+  o.assignments = *tracked_;
   return o;
 }
 

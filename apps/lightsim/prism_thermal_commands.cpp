@@ -44,16 +44,6 @@ struct Setup {
   prism::ThermalSeedReference seed;
 };
 
-std::filesystem::path resolve(const std::string& arg, const config::LoadOptions& o) {
-  const std::filesystem::path given(arg);
-  if (std::filesystem::exists(given) || arg.find('/') != std::string::npos || given.has_extension())
-    return given;
-  for (const auto& root : o.config_roots)
-    if (const auto c = root / "accelerators" / (arg + ".yaml"); std::filesystem::is_regular_file(c))
-      return c;
-  return given;
-}
-
 // The accelerator's own thermal/calibration sections, once AcceleratorSpec nests them.
 template <class A>
 void take_nested(const A& a, Setup& s) {
@@ -64,7 +54,8 @@ void take_nested(const A& a, Setup& s) {
 Setup load_setup(const ThermalOptions& t, const GlobalOptions& options) {
   const auto o = options.load_options();
   Setup s;
-  s.accelerator = config::load_spec<AcceleratorSpec>(resolve(t.config, o), o);
+  s.accelerator = config::load_spec<AcceleratorSpec>(
+      config::find_named(t.config, "accelerators", o, "accelerator"), o);
   take_nested(s.accelerator, s);
   config::LoadOptions plain = o;  // --set applies to CONFIG only
   plain.assignments.clear();
@@ -73,6 +64,7 @@ Setup load_setup(const ThermalOptions& t, const GlobalOptions& options) {
     s.calibration = config::load_spec<CalibrationSpec>(t.calibration, plain);
   s.seed = config::load_spec<prism::ThermalSeedReference>(
       config::find_named("prism_thermal_seed", "references", ".yaml", plain, "reference"), plain);
+  options.require_all_used();
   return s;
 }
 

@@ -44,7 +44,10 @@ void add_report_commands(CLI::App& app, const GlobalOptions& options, const Regi
       ->required();
   cmd->add_option("-o,--output", opts->output, "Report file (default RESULTS_DIR/report.html)")
       ->type_name("FILE");
-  cmd->callback([opts, &options] { run_report(*opts, options); });
+  cmd->callback([opts, &options] {
+    options.require_all_used();  // it reads no config: any --set is an error
+    run_report(*opts, options);
+  });
 }
 
 }  // namespace lightsim::cli

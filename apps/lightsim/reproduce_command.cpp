@@ -31,10 +31,14 @@ void run_reproduce(const std::filesystem::path& config_file, const GlobalOptions
                                    : config::suggest(spec.studies[i], known));
     }
   }
+  const std::vector<std::string> studies = spec.studies.empty() ? known : spec.studies;
+  // --set addresses the job file or the studies' configs (each that has the key).
+  for (const std::string& name : studies)
+    (void)registry.check_file(studies::default_config(name, load), load);
+  options.require_all_used();
   prepare_output_dir(options.out);  // fail before any work when the folder is unusable
 
   Context ctx(options.context_options(spec.seed, spec.progress_interval));
-  const std::vector<std::string> studies = spec.studies.empty() ? known : spec.studies;
   ctx.log().info("reproduce: seed {}, size {}, {} thread(s), {} stud{}", ctx.seed(), spec.size,
                  ctx.threads(), studies.size(), studies.size() == 1 ? "y" : "ies");
 

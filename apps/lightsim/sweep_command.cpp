@@ -43,6 +43,8 @@ void run_sweep_command(const SweepCommandOptions& o, const GlobalOptions& option
     }
   }
 
+  options.require_all_used();
+
   ContextOptions co = options.context_options(1, Time::si(5.0));
   if (!root) co.progress.mode = ProgressMode::quiet;
   Context ctx(co);

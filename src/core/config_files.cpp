@@ -1,23 +1,70 @@
 // Finding a config file by name (include/lightsim/core/config_files.h).
 #include "lightsim/core/config_files.h"
 
+#include <algorithm>
+#include <array>
+
+#include <fmt/ranges.h>
+
 #include "lightsim/core/error.h"
 
 namespace lightsim::config {
 
+namespace {
+constexpr std::array<std::string_view, 3> kExtensions{".yaml", ".yml", ".json"};
+}  // namespace
+
+bool looks_like_path(std::string_view name) {
+  if (name.find('/') != std::string_view::npos) return true;
+  return std::any_of(kExtensions.begin(), kExtensions.end(),
+                     [&](std::string_view ext) { return name.ends_with(ext); });
+}
+
+std::vector<std::string> named_configs(std::string_view dir, const LoadOptions& options) {
+  std::vector<std::string> names;
+  for (const auto& root : options.config_roots) {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(root / dir, ec)) {
+      const std::string ext = entry.path().extension().string();
+      if (std::find(kExtensions.begin(), kExtensions.end(), ext) != kExtensions.end())
+        names.push_back(entry.path().stem().string());
+    }
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
 std::filesystem::path find_named(const std::string& name_or_file, std::string_view dir,
-                                 std::string_view ext, const LoadOptions& options,
-                                 std::string_view what) {
-  std::filesystem::path file = name_or_file;
-  if (!file.has_extension())
-    for (const auto& root : options.config_roots)
-      if (std::filesystem::exists(root / dir / (name_or_file + std::string(ext)))) {
-        file = root / dir / (name_or_file + std::string(ext));
-        break;
-      }
-  LIGHTSIM_CHECK_AS(InputError, std::filesystem::exists(file),
-                    "no {} '{}' (give a file or a name from configs/{}/)", what, name_or_file, dir);
-  return file;
+                                 const LoadOptions& options, std::string_view what,
+                                 const std::filesystem::path& relative_to) {
+  LIGHTSIM_CHECK_AS(ConfigNotFound, !name_or_file.empty(), "no {} named (an empty name)", what);
+  std::vector<std::filesystem::path> candidates;
+  std::vector<std::string> searched;
+  const bool is_path = looks_like_path(name_or_file);
+  const std::filesystem::path given = name_or_file;
+  if (is_path) {
+    if (given.is_absolute()) {
+      candidates.push_back(given);
+    } else {
+      candidates.push_back(relative_to.empty() ? given : relative_to / given);
+      for (const auto& root : options.config_roots) candidates.push_back(root / given);
+    }
+    for (const auto& c : candidates) searched.push_back(c.string());
+  } else {
+    for (const auto& root : options.config_roots) {
+      for (std::string_view ext : kExtensions)
+        candidates.push_back(root / dir / (name_or_file + std::string(ext)));
+      searched.push_back((root / dir).string() + "/");
+    }
+  }
+  for (const auto& c : candidates)
+    if (std::filesystem::is_regular_file(c)) return c;
+  const std::string where = searched.empty() ? std::string("no config folder")
+                                             : fmt::format("{}", fmt::join(searched, ", "));
+  const std::string hint =
+      is_path ? std::string() : suggest(name_or_file, named_configs(dir, options), "available");
+  LIGHTSIM_THROW(ConfigNotFound, "no {} '{}'{} (looked in {})", what, name_or_file, hint, where);
 }
 
 }  // namespace lightsim::config

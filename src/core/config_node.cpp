@@ -212,16 +212,22 @@ void apply_assignment(Node& root, std::string_view assignment) {
   const auto eq = assignment.find('=');
   LIGHTSIM_CHECK_AS(UsageError, eq != std::string_view::npos && eq > 0,
                     "--set '{}': expected KEY.PATH=VALUE", assignment);
-  const std::string path(assignment.substr(0, eq));
-  const std::string source = fmt::format("--set {}", path);
-  Node value = parse_document(assignment.substr(eq + 1), source);
+  const std::string_view path = assignment.substr(0, eq);
+  apply_assignment(root, path, assignment.substr(eq + 1), path);
+}
+
+void apply_assignment(Node& root, std::string_view path, std::string_view value_text,
+                      std::string_view label) {
+  const std::string source = fmt::format("--set {}", label);
+  Node value = parse_document(value_text, source);
   if (!root.is_map()) root = Node::make_map({source, 0, 0});
   Node* at = &root;
   std::string_view rest = path;
   while (true) {
     const auto dot = rest.find('.');
     const std::string key(rest.substr(0, dot));
-    LIGHTSIM_CHECK_AS(UsageError, !key.empty(), "--set '{}': empty key in path", assignment);
+    LIGHTSIM_CHECK_AS(UsageError, !key.empty(), "--set '{}={}': empty key in path", label,
+                      value_text);
     if (dot == std::string_view::npos) {
       at->set(key, std::move(value));
       return;

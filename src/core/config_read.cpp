@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "lightsim/core/config.h"
+#include "lightsim/core/config_files.h"
 
 namespace lightsim::config {
 
@@ -173,30 +174,30 @@ Node strip_header(const Node& document, std::string_view kind, int schema_versio
   return body;
 }
 
-namespace {
-
-bool looks_like_path(std::string_view name) {
-  return name.find('/') != std::string_view::npos || name.ends_with(".yaml") ||
-         name.ends_with(".yml") || name.ends_with(".json");
-}
-
-std::vector<std::string> available_presets(const std::vector<std::filesystem::path>& roots,
-                                           std::string_view dir) {
-  std::vector<std::string> names;
-  for (const auto& root : roots) {
-    std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator(root / dir, ec)) {
-      const auto ext = entry.path().extension();
-      if (ext == ".yaml" || ext == ".yml" || ext == ".json")
-        names.push_back(entry.path().stem().string());
-    }
+std::string Reader::ref_scope() const {
+  std::string out = options_.scope;
+  for (const auto& key : path_) {
+    if (key.front() == '[') continue;  // every item of a list of references shares its scope
+    out += (out.empty() ? "" : ".") + key;
   }
-  std::sort(names.begin(), names.end());
-  names.erase(std::unique(names.begin(), names.end()), names.end());
-  return names;
+  return out;
 }
 
-}  // namespace
+std::filesystem::path Reader::ref_file(const std::string& name, const Location& at,
+                                       std::string_view dir, std::string_view kind) {
+  std::filesystem::path file;
+  try {
+    file = find_named(name, dir, options_, fmt::format("{} config", kind),
+                      std::filesystem::path(at.source).parent_path());
+  } catch (const ConfigNotFound& e) {
+    const std::string key = path();
+    LIGHTSIM_THROW(ConfigNotFound, "{}: {}: {}", at.str(), key, e.what());
+  }
+  const std::string canonical = std::filesystem::weakly_canonical(file).string();
+  if (std::find(ref_chain_.begin(), ref_chain_.end(), canonical) != ref_chain_.end())
+    fail(at, fmt::format("reference cycle: {} -> {}", fmt::join(ref_chain_, " -> "), canonical));
+  return file;
+}
 
 Node Reader::expand_preset(const Node& node, const SchemaInfo& schema) {
   const Node& preset = *node.find("preset");
@@ -206,29 +207,13 @@ Node Reader::expand_preset(const Node& node, const SchemaInfo& schema) {
     name = read_string(preset, *this);
   }
   std::filesystem::path file;
-  std::vector<std::string> searched;
-  if (looks_like_path(name)) {
-    std::filesystem::path base = std::filesystem::path(preset.location().source).parent_path();
-    file = std::filesystem::path(name).is_absolute() || base.empty() ? std::filesystem::path(name)
-                                                                     : base / name;
-    searched.push_back(file.string());
-    if (!std::filesystem::is_regular_file(file)) file.clear();
-  } else {
-    for (const auto& root : options_.config_roots) {
-      for (const char* ext : {".yaml", ".yml", ".json"}) {
-        const auto candidate = root / schema.preset_dir / (name + ext);
-        if (file.empty() && std::filesystem::is_regular_file(candidate)) file = candidate;
-      }
-      searched.push_back((root / schema.preset_dir).string());
-    }
-  }
-  if (file.empty()) {
+  try {
+    file = find_named(name, schema.preset_dir, options_, fmt::format("{} preset", schema.kind),
+                      std::filesystem::path(preset.location().source).parent_path());
+  } catch (const ConfigNotFound& e) {
     Scope scope(*this, "preset");
-    const auto names = available_presets(options_.config_roots, schema.preset_dir);
-    fail(preset, fmt::format("unknown {} preset '{}'{}; looked in {}", schema.kind, name,
-                             suggest(name, names, "available"),
-                             searched.empty() ? "no config folder"
-                                              : fmt::format("{}", fmt::join(searched, ", "))));
+    const std::string key = path();
+    LIGHTSIM_THROW(ConfigNotFound, "{}: {}: {}", preset.location().str(), key, e.what());
   }
   const std::string key = std::filesystem::weakly_canonical(file).string();
   if (std::find(preset_chain_.begin(), preset_chain_.end(), key) != preset_chain_.end()) {

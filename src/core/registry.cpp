@@ -76,6 +76,14 @@ std::string default_cell(const config::FieldInfo& f) {
   return f.default_text.empty() ? "\"\"" : f.default_text;
 }
 
+// The constraint of a field; for a reference, where its names are looked up.
+std::string allowed_cell(const config::FieldInfo& f) {
+  if (f.referenced == nullptr || !f.constraint.empty()) return f.constraint;
+  return f.reference_dir.empty()
+             ? std::string("a file or an inline mapping")
+             : fmt::format("a name in configs/{}/, a file or an inline mapping", f.reference_dir);
+}
+
 std::string escape_cell(std::string text) {
   std::string out;
   for (char c : text) out += c == '|' ? std::string("\\|") : std::string(1, c);
@@ -98,7 +106,8 @@ std::string explain(const config::SchemaInfo& schema) {
     const auto& f = *row.field;
     out += fmt::format("\n  {}: {}\n", row.key, type_with_unit(f));
     out += fmt::format("      default: {}", default_cell(f));
-    if (!f.constraint.empty()) out += fmt::format("; allowed: {}", f.constraint);
+    if (const std::string allowed = allowed_cell(f); !allowed.empty())
+      out += fmt::format("; allowed: {}", allowed);
     out += fmt::format("\n      {}\n", f.help);
   }
   return out;
@@ -124,9 +133,9 @@ std::string config_reference_markdown(const Registry& registry) {
     flatten(schema, "", rows, 0);
     for (const auto& row : rows) {
       const auto& f = *row.field;
-      out +=
-          fmt::format("| `{}` | {} | {} | {} | {} |\n", row.key, escape_cell(type_with_unit(f)),
-                      escape_cell(default_cell(f)), escape_cell(f.constraint), escape_cell(f.help));
+      out += fmt::format("| `{}` | {} | {} | {} | {} |\n", row.key, escape_cell(type_with_unit(f)),
+                         escape_cell(default_cell(f)), escape_cell(allowed_cell(f)),
+                         escape_cell(f.help));
     }
   }
   return out;

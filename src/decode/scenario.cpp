@@ -84,12 +84,12 @@ void DecodeScenario::describe(config::Schema<DecodeScenario>& s) {
 
 DecodeScenario load_scenario(const std::string& name_or_file, const config::LoadOptions& options) {
   return config::load_spec<DecodeScenario>(
-      config::find_named(name_or_file, "decode", ".yaml", options, "decode scenario"), options);
+      config::find_named(name_or_file, DecodeScenario::preset_dir, options, "decode scenario"),
+      options);
 }
 
 model::Transformer load_model(const std::string& name_or_file, const config::LoadOptions& options) {
-  return model::load_hf_config(
-      config::find_named(name_or_file, "models", ".json", options, "model"));
+  return model::load_hf_config(config::find_named(name_or_file, "models", options, "model"));
 }
 
 }  // namespace lightsim::decode

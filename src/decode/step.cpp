@@ -138,12 +138,8 @@ std::string_view to_string(Attention a) {
 }
 
 DecodeSetup prepare(const DecodeScenario& scenario, const config::LoadOptions& options) {
-  // --set assignments address the scenario (already applied to it), not the files it names.
-  config::LoadOptions presets = options;
-  presets.assignments.clear();
-  DecodeSetup s{scenario, load_model(scenario.model, presets),
-                prism::load_accelerator(scenario.prism.accelerator, presets)};
-  return s;
+  return DecodeSetup{scenario, load_model(scenario.model, options),
+                     scenario.prism.accelerator.get()};
 }
 
 PrismSelection prism_selection(const DecodeSetup& setup, std::int64_t context) {

@@ -1,6 +1,8 @@
 // Fabric specs, the CPO derivation and topology building (topology.h).
 #include "lightsim/fabric/topology.h"
 
+#include "lightsim/core/config_files.h"
+
 #include "lightsim/fabric/collective.h"
 
 #include <cmath>
@@ -166,16 +168,8 @@ Topology build_topology(const FabricSpec& spec) {
 }
 
 FabricSpec load_fabric(const std::string& name_or_file, const config::LoadOptions& options) {
-  std::filesystem::path file = name_or_file;
-  if (!file.has_extension())
-    for (const auto& root : options.config_roots)
-      if (std::filesystem::exists(root / "fabrics" / (name_or_file + ".yaml"))) {
-        file = root / "fabrics" / (name_or_file + ".yaml");
-        break;
-      }
-  LIGHTSIM_CHECK_AS(InputError, std::filesystem::exists(file),
-                    "no fabric '{}' (give a file or a name from configs/fabrics/)", name_or_file);
-  return config::load_spec<FabricSpec>(file, options);
+  return config::load_spec<FabricSpec>(
+      config::find_named(name_or_file, FabricSpec::preset_dir, options, "fabric"), options);
 }
 
 }  // namespace lightsim::fabric

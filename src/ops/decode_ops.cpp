@@ -34,7 +34,7 @@ void print_grid(const decode::DecodeSetup& setup, const std::vector<decode::Comp
       out,
       "  Prism: accelerator '{}', top-{} blocks of {} tokens + {} sink + {} recent tokens, {} "
       "unit(s)\n",
-      sc.prism.accelerator, setup.accelerator.selection.top_k,
+      sc.prism.accelerator.name(), setup.accelerator.selection.top_k,
       setup.accelerator.programming.block_tokens, sc.prism.sink_tokens, sc.prism.recent_tokens,
       sc.prism.accelerators);
   std::string gpu;
@@ -77,6 +77,7 @@ struct DecodeResult {
 
 DecodeResult evaluate_decode(const DecodeRunRequest& q, Env& env) {
   DecodeResult r{.setup = decode::prepare(decode::load_scenario(q.scenario, env.load), env.load)};
+  env.inputs_read();
   r.grid = decode::evaluate_grid(r.setup);
   return r;
 }

@@ -195,7 +195,8 @@ ShowResult evaluate_show(const FabricShowRequest& q, Env& env) {
   config::LoadOptions plain;
   plain.config_roots = env.load.config_roots;
   r.seed = config::load_spec<fabric::SeedPrefillReference>(
-      config::find_named("prefill_seed", "references", ".yaml", plain, "reference"), plain);
+      config::find_named("prefill_seed", "references", plain, "reference"), plain);
+  env.inputs_read();
   return r;
 }
 
@@ -207,6 +208,7 @@ struct CollectiveResult {
 
 CollectiveResult evaluate_collective(const CollectiveRequest& q, Env& env) {
   const fabric::Topology t = fabric::build_topology(fabric::load_fabric(q.fabric, env.load));
+  env.inputs_read();
   const fabric::CollectiveOp op = fabric::parse_op(q.op);
   const fabric::Algorithm alg = fabric::parse_algorithm(q.algorithm);
   const std::vector<double> sizes =

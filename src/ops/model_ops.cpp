@@ -182,7 +182,8 @@ ModelResult evaluate_model(const ModelShowRequest& q, Env& env) {
   model::DTypePolicy dt;
   if (!q.dtypes.empty())
     dt = config::load_spec<model::DTypePolicy>(
-        config::find_named(q.dtypes, "dtypes", ".yaml", env.load, "dtype policy"), env.load);
+        config::find_named(q.dtypes, "dtypes", env.load, "dtype policy"), env.load);
+  env.inputs_read();
   if (q.weights) dt.weights = parse_dtype(*q.weights);
   if (q.activations) dt.activations = parse_dtype(*q.activations);
   if (q.kv) dt.kv_cache = parse_dtype(*q.kv);

@@ -227,8 +227,10 @@ void print_feasibility(const photonics::FeasibilityReport& r, std::ostream& out)
 }
 
 DeviceSpec load_device(const DeviceRequest& r, const Env& env) {
-  return config::load_spec<DeviceSpec>(
-      config::find_named(r.config, "devices", ".yaml", env.load, "device"), env.load);
+  DeviceSpec device = config::load_spec<DeviceSpec>(
+      config::find_named(r.config, "devices", env.load, "device"), env.load);
+  env.inputs_read();
+  return device;
 }
 
 Json identity(const Json& j) {

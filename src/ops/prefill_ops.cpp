@@ -246,6 +246,8 @@ RunResult evaluate_run(const PrefillRunRequest& q, Env& env) {
   if (q.gpus) set.push_back(fmt::format("gpu_counts=[{}]", *q.gpus));
   if (q.gpus && q.plan.empty()) set.push_back("fixed_plans=[]");
   prefill::PrefillSetup s = prefill::load_setup(q.scenario, with(env.load, set), q.fabric);
+  const auto seed = prefill::load_study_seed(prefill::roots_only(env.load));
+  env.inputs_read();
   RunResult r{
       .scenario = s.scenario.name, .fixed_plan = !q.plan.empty(), .topologies = s.topologies};
   if (r.fixed_plan) {
@@ -261,8 +263,7 @@ RunResult evaluate_run(const PrefillRunRequest& q, Env& env) {
     return r;
   }
   r.study = prefill::run_study(s.scenario, s.model, s.topologies);
-  r.comparison = prefill::compare_with_seed(
-      {*r.study}, prefill::load_study_seed(prefill::roots_only(env.load)));
+  r.comparison = prefill::compare_with_seed({*r.study}, seed);
   return r;
 }
 
@@ -314,6 +315,7 @@ PlanResult evaluate_plan(const PrefillPlanRequest& q, Env& env) {
   const config::LoadOptions load = with(env.load, set);
   prefill::PrefillSetup s =
       prefill::load_setup(q.scenario, load, first_fabric(q.scenario, q.fabric, load));
+  env.inputs_read();
   PlanResult r{.scenario = s.scenario.name, .topology = s.topologies.front()};
   std::int64_t max_gpus = 1;
   for (std::int64_t n : s.scenario.gpu_counts) max_gpus = std::lcm(max_gpus, n);
@@ -378,8 +380,12 @@ Json evaluate_crossover(const CrossoverRequest& q, Env& env) {
   model::DTypePolicy fp8_kv;
   fp8_kv.kv_cache = model::DType::fp8;
   Json out = Json::array();
-  for (const auto& name : list) {
-    const model::Transformer m = prefill::load_model(name, env.load);
+  std::vector<model::Transformer> models;
+  for (const auto& name : list) models.push_back(prefill::load_model(name, env.load));
+  env.inputs_read();
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string& name = list[i];
+    const model::Transformer& m = models[i];
     const std::int64_t s = prefill::attention_crossover(m, dtypes);
     const double kv = model::kv_bytes_per_token(m, fp8_kv) * static_cast<double>(1 << 20);
     out.push_back({{"model", name},
@@ -415,10 +421,11 @@ MixedResult evaluate_mixed(const MixedRequest& q, Env& env) {
       q.scenarios[0], env.load, first_fabric(q.scenarios[0], q.fabric, env.load));
   // The long requests run on the short scenario's fabric: only their scenario and model.
   const prefill::ScenarioSpec b = prefill::load_scenario(q.scenarios[1], env.load);
+  const model::Transformer long_model = prefill::load_model(b.model, prefill::roots_only(env.load));
+  env.inputs_read();
   const fabric::Topology& t = a.topologies.front();
   const prefill::Evaluator ea(a.scenario, a.model, t, q.gpus);
-  const prefill::Evaluator eb(b, prefill::load_model(b.model, prefill::roots_only(env.load)), t,
-                              q.gpus);
+  const prefill::Evaluator eb(b, long_model, t, q.gpus);
   return {a.scenario.name, b.name, t.name, q.gpus,
           prefill::static_vs_dynamic(ea, eb, q.gpus, prefill::partition_step(q.gpus))};
 }
@@ -463,20 +470,24 @@ struct StudyResult {
 StudyResult evaluate_study(const PrefillStudyRequest& q, Env& env) {
   std::vector<std::string> list = q.scenarios;
   if (list.empty()) list = {"seed_8k", "seed_128k", "seed_1m"};
-  StudyResult r;
+  std::vector<prefill::PrefillSetup> setups;
   for (const auto& name : list) {
-    env.ctx.throw_if_cancelled("prefill study");
     std::vector<std::string> set;
     if (!q.fabric.empty()) {
       // The baseline (first) fabric stays; the photonic one is replaced.
       const prefill::ScenarioSpec s = prefill::load_scenario(name, env.load);
       set.push_back(fmt::format("fabrics=[{}, {}]", s.fabrics.front(), q.fabric));
     }
-    const prefill::PrefillSetup s = prefill::load_setup(name, with(env.load, set));
+    setups.push_back(prefill::load_setup(name, with(env.load, set)));
+  }
+  const auto seed = prefill::load_study_seed(prefill::roots_only(env.load));
+  env.inputs_read();
+  StudyResult r;
+  for (const prefill::PrefillSetup& s : setups) {
+    env.ctx.throw_if_cancelled("prefill study");
     r.studies.push_back(prefill::run_study(s.scenario, s.model, s.topologies));
   }
-  r.comparison = prefill::compare_with_seed(
-      r.studies, prefill::load_study_seed(prefill::roots_only(env.load)));
+  r.comparison = prefill::compare_with_seed(r.studies, seed);
   return r;
 }
 

@@ -188,7 +188,8 @@ CostResult evaluate_cost(const AcceleratorRequest& q, Env& env) {
   config::LoadOptions plain;
   plain.config_roots = env.load.config_roots;
   r.seed = config::load_spec<prism::PrismSeedReference>(
-      config::find_named("prism_seed", "references", ".yaml", plain, "reference"), plain);
+      config::find_named("prism_seed", "references", plain, "reference"), plain);
+  env.inputs_read();
   r.report = prism::cost(r.accelerator);
   r.relock = relocks(r.accelerator, q.drift_duration, r.report.dissipated_power,
                      r.report.system_qps, env.ctx.seed());
@@ -216,6 +217,7 @@ struct TimelineResult {
 
 TimelineResult evaluate_timeline(const AcceleratorRequest& q, Env& env) {
   const prism::AcceleratorSpec a = prism::load_accelerator(q.accelerator, env.load);
+  env.inputs_read();
   TimelineResult r{.name = q.accelerator, .timeline = prism::timeline(a)};
   r.relock =
       relocks(a, q.drift_duration, prism::cost(a).dissipated_power, r.timeline.qps, env.ctx.seed());

@@ -68,6 +68,8 @@ StudyRun evaluate_study_run(const StudyRunRequest& q, Env& env) {
     LIGHTSIM_THROW(UsageError, "unknown study '{}'{}", q.name, config::suggest(q.name, names));
   const std::filesystem::path file = q.config.empty() ? studies::default_config(q.name, env.load)
                                                       : std::filesystem::path(q.config);
+  (void)env.registry.check_file(file, env.load);  // the study's config at every size, --set applied
+  env.inputs_read();
   prepare_output_dir(env.out);
   StudyRun r;
   r.result = studies::run_study(env.registry, q.name, file, env.load, size, env.ctx);

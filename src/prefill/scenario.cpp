@@ -120,23 +120,32 @@ void MeasurementReference::describe(config::Schema<MeasurementReference>& s) {
 
 ScenarioSpec load_scenario(const std::string& name_or_file, const config::LoadOptions& options) {
   return config::load_spec<ScenarioSpec>(
-      config::find_named(name_or_file, "scenarios", ".yaml", options, "scenario"), options);
+      config::find_named(name_or_file, ScenarioSpec::preset_dir, options, "scenario"), options);
 }
 
 model::Transformer load_model(const std::string& name_or_file, const config::LoadOptions& options) {
-  return model::load_hf_config(
-      config::find_named(name_or_file, "models", ".json", options, "model"));
+  return model::load_hf_config(config::find_named(name_or_file, "models", options, "model"));
 }
 
+namespace {
+// Published figures are never overridden: --set addresses the configs that are inputs.
+config::LoadOptions without_assignments(const config::LoadOptions& options) {
+  config::LoadOptions roots;
+  roots.config_roots = options.config_roots;
+  return roots;
+}
+}  // namespace
+
 StudySeedReference load_study_seed(const config::LoadOptions& options) {
+  const config::LoadOptions roots = without_assignments(options);
   return config::load_spec<StudySeedReference>(
-      config::find_named("prefill_study_seed", "references", ".yaml", options, "reference"),
-      options);
+      config::find_named("prefill_study_seed", "references", roots, "reference"), roots);
 }
 
 MeasurementReference load_measurements(const config::LoadOptions& options) {
+  const config::LoadOptions roots = without_assignments(options);
   return config::load_spec<MeasurementReference>(
-      config::find_named("prefill_measured", "references", ".yaml", options, "reference"), options);
+      config::find_named("prefill_measured", "references", roots, "reference"), roots);
 }
 
 }  // namespace lightsim::prefill

@@ -18,12 +18,15 @@ PrefillSetup load_setup(const std::string& scenario, const config::LoadOptions& 
   s.scenario = load_scenario(scenario, load);
   const config::LoadOptions roots = roots_only(load);
   s.model = load_model(s.scenario.model, roots);
+  // --set addresses a fabric given by name as fabric.KEY, the scenario's fabrics as fabrics.KEY.
   if (!fabric.empty()) {
-    s.topologies.push_back(fabric::build_topology(fabric::load_fabric(fabric, roots)));
+    s.topologies.push_back(
+        fabric::build_topology(fabric::load_fabric(fabric, load.scoped("fabric"))));
     return s;
   }
   for (const auto& name : s.scenario.fabrics) {
-    s.topologies.push_back(fabric::build_topology(fabric::load_fabric(name, roots)));
+    s.topologies.push_back(
+        fabric::build_topology(fabric::load_fabric(name, load.scoped("fabrics"))));
     s.topologies.back().name = name;
   }
   return s;

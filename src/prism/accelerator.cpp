@@ -1,6 +1,8 @@
 // Spec descriptions of the accelerator and its sub-specs (see accelerator.h).
 #include "lightsim/prism/accelerator.h"
 
+#include "lightsim/core/config_files.h"
+
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -185,17 +187,9 @@ int passes(const AcceleratorSpec& a) {
 
 AcceleratorSpec load_accelerator(const std::string& name_or_file,
                                  const config::LoadOptions& options) {
-  std::filesystem::path file = name_or_file;
-  if (!file.has_extension())
-    for (const auto& root : options.config_roots)
-      if (std::filesystem::exists(root / "accelerators" / (name_or_file + ".yaml"))) {
-        file = root / "accelerators" / (name_or_file + ".yaml");
-        break;
-      }
-  LIGHTSIM_CHECK_AS(InputError, std::filesystem::exists(file),
-                    "no accelerator '{}' (give a file or a name from configs/accelerators/)",
-                    name_or_file);
-  return config::load_spec<AcceleratorSpec>(file, options);
+  return config::load_spec<AcceleratorSpec>(
+      config::find_named(name_or_file, AcceleratorSpec::preset_dir, options, "accelerator"),
+      options);
 }
 
 std::string to_string(BankSharing b) {

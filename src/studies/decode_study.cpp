@@ -90,7 +90,7 @@ void evaluate(DecodeRun& run) {
   const DecodeStudySpec& spec = run.spec;
   const Seed& seed = run.seed;
   decode::DecodeSetup setup =
-      decode::prepare(decode::load_scenario(spec.scenario, run.presets), run.presets);
+      decode::prepare(spec.scenario.get(), run.presets);
   decode::DecodeScenario& sc = setup.scenario;
   if (!spec.batches.empty()) sc.batches = spec.batches;
   if (!spec.contexts.empty()) sc.contexts = spec.contexts;
@@ -196,7 +196,7 @@ using Rule = ClaimRule<DecodeStudySpec, Seed>;
 void DecodeStudySpec::describe(config::Schema<DecodeStudySpec>& s) {
   s.help("The seed's end-to-end decode claim (SPEC.md 1.7) against the decode module.");
   s.field("scenario", &DecodeStudySpec::scenario, "decode scenario (configs/decode/) or file")
-      .required();
+      .required();  // the default is only a placeholder
   s.field("reference", &DecodeStudySpec::reference, "seed figures, relative to a config root");
   s.field("seed_gpu", &DecodeStudySpec::seed_gpu, "GPU name of the seed's instance (p4d: A100)");
   s.field("seed_batch", &DecodeStudySpec::seed_batch, "batch of the side-by-side point")

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "lightsim/core/config_files.h"
 #include "lightsim/core/json.h"
 #include "lightsim/prefill/report.h"
 #include "lightsim/prefill/scenario.h"
@@ -15,11 +16,6 @@
 
 namespace lightsim::sweep {
 namespace {
-
-bool looks_like_path(const std::string& s) {
-  return s.find('/') != std::string::npos || s.ends_with(".yaml") || s.ends_with(".yml") ||
-         s.ends_with(".json");
-}
 
 // Shared by the targets: a base document, the load options, and the point's assignments.
 class DocumentTarget : public Target {
@@ -34,7 +30,7 @@ class DocumentTarget : public Target {
   const config::SchemaInfo& schema() const override { return *schema_; }
   std::string fingerprint() const override {
     return fmt::format("{}\n--set {}\n", config::to_yaml(document_),
-                       fmt::join(load_.assignments, " --set "));
+                       fmt::join(load_.assignments.texts(), " --set "));
   }
 
  protected:
@@ -190,7 +186,7 @@ class StudyTarget final : public DocumentTarget {
 std::filesystem::path resolve_config(const std::string& config,
                                      const std::filesystem::path& spec_dir,
                                      const config::LoadOptions& load, std::string_view preset_dir) {
-  if (looks_like_path(config)) {
+  if (config::looks_like_path(config)) {
     const std::filesystem::path p(config);
     if (p.is_relative() && std::filesystem::exists(spec_dir / p)) return spec_dir / p;
     LIGHTSIM_CHECK_AS(InputError, std::filesystem::exists(p),
@@ -198,12 +194,7 @@ std::filesystem::path resolve_config(const std::string& config,
                       config, spec_dir.string());
     return p;
   }
-  for (const auto& root : load.config_roots) {
-    const auto candidate = root / preset_dir / (config + ".yaml");
-    if (std::filesystem::exists(candidate)) return candidate;
-  }
-  LIGHTSIM_THROW(InputError, "sweep base config '{}': no {}/{}.yaml under the config roots", config,
-                 preset_dir, config);
+  return config::find_named(config, preset_dir, load, "sweep base config");
 }
 
 std::vector<std::string> config_key_paths(const Target& target, const SweepSpec& spec) {

@@ -87,6 +87,9 @@ void merge_into(Node& base, const Node& overlay);
 // (so "[1, 2]" is a list); intermediate maps are created. Throws UsageError on a malformed
 // assignment.
 void apply_assignment(Node& root, std::string_view assignment);
+// The same for a value addressed to `path` of `root`; values are located at "--set <label>".
+void apply_assignment(Node& root, std::string_view path, std::string_view value_text,
+                      std::string_view label);
 
 // Emits the tree as YAML text (for provenance: the effective configuration of a run).
 std::string to_yaml(const Node& node);

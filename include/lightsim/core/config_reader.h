@@ -10,7 +10,9 @@
 #include <utility>
 #include <vector>
 
+#include "lightsim/core/config_assignments.h"
 #include "lightsim/core/config_node.h"
+#include "lightsim/core/config_ref.h"
 #include "lightsim/core/error.h"
 #include "lightsim/core/units.h"
 
@@ -28,6 +30,12 @@ struct FieldInfo {
   std::string help;
   bool required = false;
   const SchemaInfo* nested = nullptr;  // fields of a nested spec (or list/map of specs)
+  // A Ref<S> (or a list or optional of them): returns the schema of S (a function, so that a
+  // spec may refer to its own kind). nullptr for any other field.
+  const SchemaInfo* (*referenced)() = nullptr;
+  std::string reference_dir;  // where a Ref's names are looked up ("decode")
+  bool listed = false;        // a list (of values, specs or refs)
+  bool keyed = false;         // a map of name to value or spec
 };
 
 struct SchemaInfo {
@@ -41,8 +49,20 @@ struct SchemaInfo {
 struct LoadOptions {
   // Folders searched for `preset: NAME` as <root>/<preset_dir>/NAME.yaml, in order.
   std::vector<std::filesystem::path> config_roots;
-  // "key.path=value" assignments applied to a top-level file before it is read.
-  std::vector<std::string> assignments;
+  // "key.path=value" assignments (--set); each is applied to the one document its path
+  // addresses, before that document is read (config_assignments.h).
+  Assignments assignments;
+  // The key path at which the top-level document read with these options is addressed by
+  // assignments: "" for a command's top document, "scenario" for the document a `scenario`
+  // Ref names (set by the reader), "fabric" for one read through scoped("fabric").
+  std::string scope;
+
+  // These options for a document read beside the top one and addressed as `key`.KEY.PATH.
+  LoadOptions scoped(std::string_view key) const {
+    LoadOptions o = *this;
+    o.scope = scope.empty() ? std::string(key) : scope + "." + std::string(key);
+    return o;
+  }
 };
 
 template <class S>
@@ -72,6 +92,18 @@ class Reader {
   // Reads a spec from a mapping (or null for all defaults), resolving `preset:`.
   template <Spec S>
   void read_spec(S& out, const Node& node);
+  // Reads a top-level document (schema_version, kind) of kind S: applies the assignments
+  // addressed to it (options().scope), checks the header, reads the spec.
+  template <Spec S>
+  void read_document(S& out, const Node& document);
+  // Resolves a reference written at `at` (a name, a path or an inline mapping) and reads
+  // the spec it names; `dir` is the folder of names under each config root.
+  template <Spec S>
+  void read_ref(Ref<S>& out, const Node& at, std::string_view dir);
+  // The same for a name given as a default (nothing written): located at the owning mapping.
+  template <Spec S>
+  void read_ref_name(Ref<S>& out, const std::string& name, const Location& at,
+                     std::string_view dir);
 
   // RAII: appends a key ("name" or "[3]") to the path for the lifetime of the scope.
   class Scope {
@@ -89,9 +121,17 @@ class Reader {
   Node expand_preset(const Node& node, const SchemaInfo& schema);
 
  private:
+  // The scope at which the document the current key path points into is addressed.
+  std::string ref_scope() const;
+  // Resolves a reference name to its file (ConfigNotFound at `at` when nothing has it) and
+  // checks it is not one of the references being read (a cycle).
+  std::filesystem::path ref_file(const std::string& name, const Location& at, std::string_view dir,
+                                 std::string_view kind);
+
   LoadOptions options_;
   std::vector<std::string> path_;
   std::vector<std::string> preset_chain_;
+  std::vector<std::string> ref_chain_;  // files of the references being read, outermost first
 };
 
 // ---- scalar readers (non-template, in config_read.cpp) ---------------------------------

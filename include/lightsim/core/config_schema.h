@@ -69,6 +69,13 @@ class FieldBuilder {
     info_.constraint = fmt::format("at least {} item(s)", n);
     return *this;
   }
+  // For a Ref<S> field: the folder under each config root where its names are looked up
+  // (default: S::preset_dir).
+  FieldBuilder& dir(std::string folder) {
+    info_.reference_dir = folder;
+    checks_->ref_dir = std::move(folder);
+    return *this;
+  }
   // The key must be given (its default value is then only a placeholder).
   FieldBuilder& required() {
     info_.required = true;
@@ -107,9 +114,21 @@ class Schema {
     info.unit = unit_name<T>();
     info.default_text = print_value(defaults_.*member);
     info.nested = nested_info<T>();
-    fields_.push_back({std::move(name), [member, checks](S& out, const Node& n, Reader& r) {
+    if constexpr (is_reference_field<T>()) info.referenced = &referenced_info<T>;
+    info.reference_dir = reference_dir<T>();
+    info.listed = detail::is_vector<T>::value;
+    info.keyed = detail::is_string_map<T>::value;
+    checks->ref_dir = info.reference_dir;
+    std::function<void(S&, const Node&, Reader&)> resolve;
+    if constexpr (may_hold_refs<T>())
+      resolve = [member, checks](S& out, const Node& owner, Reader& r) {
+        resolve_default(out.*member, owner, r, *checks);
+      };
+    fields_.push_back({std::move(name),
+                       [member, checks](S& out, const Node& n, Reader& r) {
                          read_value(out.*member, n, r, *checks);
-                       }});
+                       },
+                       std::move(resolve)});
     return FieldBuilder<T>(info, checks);
   }
 
@@ -125,14 +144,16 @@ class Schema {
     info.constraint = fmt::format("one of: {}", fmt::join(words, ", "));
     for (const auto& [word, value] : names)
       if (value == defaults_.*member) info.default_text = word;
-    fields_.push_back({std::move(name), [member, names, words](S& out, const Node& n, Reader& r) {
+    fields_.push_back({std::move(name),
+                       [member, names, words](S& out, const Node& n, Reader& r) {
                          std::string word;
                          Checks<std::string> checks;
                          checks.allowed = words;
                          read_value(word, n, r, checks);
                          for (const auto& [w, value] : names)
                            if (w == word) out.*member = value;
-                       }});
+                       },
+                       nullptr});
     return info;
   }
 
@@ -150,6 +171,7 @@ class Schema {
       for (const auto& f : info_.fields)
         if (f.required) r.fail(node, fmt::format("missing required key '{}'", f.name));
       out = S{};
+      resolve_defaults(out, node, r);
       run_rules(out, node, r);
       return;
     }
@@ -166,13 +188,30 @@ class Schema {
     for (const auto& f : info_.fields)
       if (f.required && node.find(f.name) == nullptr)
         r.fail(node, fmt::format("missing required key '{}' ({}: {})", f.name, f.type, f.help));
+    for (const auto& f : fields_)
+      if (f.resolve_default && node.find(f.name) == nullptr) {
+        Reader::Scope scope(r, f.name);
+        f.resolve_default(out, node, r);
+      }
     run_rules(out, node, r);
+  }
+
+  // Resolves the references among the defaults of every field of `out` (a spec whose
+  // mapping was left out of `owner`).
+  void resolve_defaults(S& out, const Node& owner, Reader& r) const {
+    for (const auto& f : fields_)
+      if (f.resolve_default) {
+        Reader::Scope scope(r, f.name);
+        f.resolve_default(out, owner, r);
+      }
   }
 
  private:
   struct Field {
     std::string name;
     std::function<void(S&, const Node&, Reader&)> read;
+    // Resolves references in the field's default when the key is absent (null: none).
+    std::function<void(S&, const Node&, Reader&)> resolve_default;
   };
 
   FieldInfo& add_info(const std::string& name, std::string help) {

@@ -59,6 +59,7 @@ struct Checks {
   bool lo_exclusive = false;
   std::vector<std::string> allowed;  // for strings
   std::size_t min_items = 0;         // for lists and maps
+  std::string ref_dir;               // for references: the folder of names ("" = preset_dir)
 };
 
 // ---- value traits: reading, naming and printing each supported field type -------------
@@ -80,10 +81,49 @@ std::string type_name() {
     return type_name<typename T::value_type>() + " (optional)";
   else if constexpr (detail::is_string_map<T>::value)
     return "map of name to " + type_name<typename T::mapped_type>();
+  else if constexpr (detail::is_ref<T>::value)
+    return "reference to " + std::string(T::spec_type::kind);
   else if constexpr (Spec<T>)
     return std::string(T::kind) + " spec";
   else
     static_assert(sizeof(T) == 0, "unsupported config field type");
+}
+
+// The schema a Ref<S> field (or a list or optional of them) refers to, else nullptr.
+template <class T>
+const SchemaInfo* referenced_info() {
+  if constexpr (detail::is_ref<T>::value)
+    return &schema_of<typename T::spec_type>().info();
+  else if constexpr (detail::is_vector<T>::value || detail::is_optional<T>::value)
+    return referenced_info<typename T::value_type>();
+  else
+    return nullptr;
+}
+
+// Whether a field of type T is a Ref<S> or a list or optional of them.
+template <class T>
+constexpr bool is_reference_field() {
+  if constexpr (detail::is_ref<T>::value)
+    return true;
+  else if constexpr (detail::is_vector<T>::value || detail::is_optional<T>::value)
+    return is_reference_field<typename T::value_type>();
+  else
+    return false;
+}
+
+// The folder a Ref<S> field's names are looked up in by default: S::preset_dir, else "".
+template <class T>
+std::string reference_dir() {
+  if constexpr (detail::is_ref<T>::value) {
+    if constexpr (requires { T::spec_type::preset_dir; })
+      return std::string(T::spec_type::preset_dir);
+    else
+      return "";
+  } else if constexpr (detail::is_vector<T>::value || detail::is_optional<T>::value) {
+    return reference_dir<typename T::value_type>();
+  } else {
+    return "";
+  }
 }
 
 template <class T>
@@ -130,6 +170,8 @@ std::string print_value(const T& v) {
     return v ? print_value(*v) : "unset";
   else if constexpr (detail::is_string_map<T>::value)
     return v.empty() ? "{}" : "(see file)";
+  else if constexpr (detail::is_ref<T>::value)
+    return v.name();
   else
     return "";  // nested specs: their fields carry the defaults
 }
@@ -170,6 +212,9 @@ void read_value(T& out, const Node& n, Reader& r, const Checks<element_t<T>>& c)
     return;
   } else if constexpr (Spec<T>) {
     r.read_spec(out, n);
+    return;
+  } else if constexpr (detail::is_ref<T>::value) {
+    r.read_ref(out, n, c.ref_dir);
     return;
   } else if constexpr (detail::is_vector<T>::value) {
     if (!n.is_sequence()) r.fail(n, fmt::format("expected a list, got {}", n.kind_name()));
@@ -214,6 +259,42 @@ void read_value(T& out, const Node& n, Reader& r, const Checks<element_t<T>>& c)
     else
       static_assert(sizeof(T) == 0, "unsupported config field type");
     check_element(out, c, n, r);
+  }
+}
+
+// Whether a value of type T may hold references (a Ref, a spec, or a container of them).
+template <class T>
+constexpr bool may_hold_refs() {
+  if constexpr (detail::is_ref<T>::value || Spec<T>)
+    return true;
+  else if constexpr (detail::is_vector<T>::value || detail::is_optional<T>::value)
+    return may_hold_refs<typename T::value_type>();
+  else if constexpr (detail::is_string_map<T>::value)
+    return may_hold_refs<typename T::mapped_type>();
+  else
+    return false;
+}
+
+// Resolves the references of a value that was not written (a field's default): each Ref
+// name in it is read as if written at `owner` (the mapping that left the field out).
+template <class T>
+void resolve_default(T& v, const Node& owner, Reader& r, const Checks<element_t<T>>& c) {
+  if constexpr (detail::is_ref<T>::value) {
+    if (!v.name().empty()) r.read_ref_name(v, v.name(), owner.location(), c.ref_dir);
+  } else if constexpr (detail::is_optional<T>::value) {
+    if (v) resolve_default(*v, owner, r, c);
+  } else if constexpr (detail::is_vector<T>::value) {
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      Reader::Scope scope(r, fmt::format("[{}]", i));
+      resolve_default(v[i], owner, r, c);
+    }
+  } else if constexpr (detail::is_string_map<T>::value) {
+    for (auto& [key, value] : v) {
+      Reader::Scope scope(r, key);
+      resolve_default(value, owner, r, c);
+    }
+  } else if constexpr (Spec<T>) {
+    schema_of<T>().resolve_defaults(v, owner, r);
   }
 }
 

@@ -30,6 +30,12 @@ class ConfigError : public InputError {
  public:
   using InputError::InputError;
 };
+// No config of that name: a preset, a reference or a shipped config named in a file, a flag
+// or a call (config::find_named). The message names the roots searched and the closest names.
+class ConfigNotFound : public ConfigError {
+ public:
+  using ConfigError::ConfigError;
+};
 // A quantity string has a missing, unknown or wrong-dimension unit.
 class UnitError : public InputError {
  public:

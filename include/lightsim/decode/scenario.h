@@ -14,6 +14,7 @@
 #include "lightsim/core/units.h"
 #include "lightsim/fabric/gpu.h"
 #include "lightsim/model/transformer.h"
+#include "lightsim/prism/accelerator.h"
 
 namespace lightsim::decode {
 
@@ -43,7 +44,7 @@ struct PowerSpec {
 // context's blocks).
 struct PrismDecodeSpec {
   static constexpr std::string_view kind = "decode_prism";
-  std::string accelerator = "scaled";              // configs/accelerators/ name or a YAML file
+  config::Ref<prism::AcceleratorSpec> accelerator = "scaled";  // configs/accelerators/ or file
   int accelerators = 1;                            // independent Prism units serving the GPU
   std::int64_t sink_tokens = 128;                  // first tokens always attended (attention sinks)
   std::int64_t recent_tokens = 1024;               // most recent tokens always attended

@@ -30,8 +30,8 @@ struct DecodeSetup {
   model::Transformer model;
   prism::AcceleratorSpec accelerator;
 };
-// Loads the model and accelerator the scenario names (preset roots of `options`; its --set
-// assignments are not applied to them: they address the scenario).
+// Loads the model the scenario names (preset roots of `options`); the accelerator is the one
+// its `prism.accelerator` reference was read as.
 DecodeSetup prepare(const DecodeScenario& scenario, const config::LoadOptions& options);
 
 // What Prism does for one step at one context (independent of the GPU).

@@ -45,6 +45,11 @@ struct Env {
   Context& ctx;                // seed, threads, logger, progress, cancellation
   std::filesystem::path out;   // output folder; an operation that writes there calls
                                // prepare_output_dir(out) itself, after its input checks
+
+  // Called by an operation once it has read every config it needs, before it computes or
+  // writes anything: a --set KEY that no config took is a UsageError (exit 2) here. run()
+  // calls it again after evaluate, so no assignment is ever ignored.
+  void inputs_read() const { load.assignments.require_all_used(); }
 };
 
 // The result of one run: its JSON (the contract of `--json`, Python and sweep stores) and
@@ -121,6 +126,7 @@ class TypedOperation final : public Operation {
   Outcome run(const config::Node& request, Env& env) const override {
     const Request r = read_request<Request>(request, env.load);
     auto result = std::make_shared<const Result>(d_.evaluate(r, env));
+    env.inputs_read();
     Outcome o;
     o.json = d_.to_json(*result);
     o.print = [result, print = d_.print](std::ostream& out) { print(*result, out); };

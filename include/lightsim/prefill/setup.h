@@ -21,10 +21,10 @@ struct PrefillSetup {
   std::vector<fabric::Topology> topologies;  // one per fabric, named as the scenario lists it
 };
 
-// Loads `scenario` (a name of configs/scenarios/ or a file) with `load`'s assignments, then its
-// model and fabrics with the config roots only (assignments address the scenario, never the
-// files it names). `fabric` non-empty: that one fabric (named as its own spec) instead of the
-// scenario's list.
+// Loads `scenario` (a name of configs/scenarios/ or a file) with `load`'s assignments, its
+// model (a config.json: no assignments), and its fabrics, which --set addresses as
+// `fabrics.KEY` (or `fabric.KEY` for the one fabric named by `fabric`). `fabric` non-empty:
+// that one fabric (named as its own spec) instead of the scenario's list.
 PrefillSetup load_setup(const std::string& scenario, const config::LoadOptions& load,
                         const std::string& fabric = "");
 
