@@ -159,6 +159,7 @@ void bind_kv(py::module_& m, const RegistryPtr& registry) {
         args.reps = reps;
         args.accelerator = accelerator;
         const kv::ScorerOptions o = scorer_options(scorer, projection, args, *registry, load);
+        load.assignments.require_all_used();  // a `set` key no config read has: InputError
         const kv::ScorerFactory& factory = scorers(*registry).get(scorer);
         const kv::BlockLayout layout(tokens, {block_tokens, sink_tokens, recent_tokens});
         py::array_t<float> out(
@@ -197,6 +198,7 @@ seed: seed of the head's random stream (random projection, Prism impairment draw
         const config::LoadOptions load = load_options(set, config_path);
         const kv::KvCache cache =
             obtain_cache(config, *registry, load, context_options(seed, threads, false, nullptr));
+        load.assignments.require_all_used();  // a `set` key no config read has: InputError
         const kv::KvGeometry& g = cache.geometry();
         const auto sz = [](std::size_t n) { return static_cast<py::ssize_t>(n); };
         py::list needles;
@@ -251,6 +253,7 @@ text, dict or cache folder. Query head g reads KV head g // (Hq // H).)doc");
         eo.kv_bytes = kv_bytes;
         const ContextOptions context = context_options(seed, threads, false, nullptr);
         const kv::KvCache cache = obtain_cache(cache_source, *registry, load, context);
+        load.assignments.require_all_used();  // a `set` key no config read has: InputError
         const Json report = run_interruptible([&](const std::atomic<bool>* cancel) {
           ContextOptions o = context;
           o.cancel = cancel;

@@ -48,6 +48,7 @@ void bind_prefill(py::module_& m, const RegistryPtr&) {
         const model::Transformer model = prefill::load_model(s.model, presets);
         fabric::Topology topology = fabric::build_topology(fabric::load_fabric(fabric, presets));
         topology.name = fabric;
+        load.assignments.require_all_used();  // a `set` key no config read has: InputError
         Json j;
         {
           py::gil_scoped_release release;
@@ -82,6 +83,7 @@ void bind_prism(py::module_& m, const RegistryPtr&) {
         const auto seed = config::load_spec<prism::PrismSeedReference>(
             std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs/references/prism_seed.yaml",
             reference);
+        load.assignments.require_all_used();  // a `set` key no config read has: InputError
         Json j;
         {
           py::gil_scoped_release release;

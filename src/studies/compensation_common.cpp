@@ -3,6 +3,7 @@
 
 #include <filesystem>
 
+#include "lightsim/core/config_files.h"
 #include "lightsim/core/error.h"
 
 namespace lightsim::studies {
@@ -38,12 +39,10 @@ void QatStudySpec::describe(config::Schema<QatStudySpec>& s) {
 }
 
 CompensationSeedReference load_compensation_seed(const config::LoadOptions& load) {
-  for (const auto& root : load.config_roots) {
-    const auto file = root / "references" / "compensation_seed.yaml";
-    if (std::filesystem::is_regular_file(file))
-      return config::load_spec<CompensationSeedReference>(file, load);
-  }
-  LIGHTSIM_THROW(UsageError, "no references/compensation_seed.yaml under the config roots");
+  config::LoadOptions roots;  // published figures: --set never addresses them
+  roots.config_roots = load.config_roots;
+  return config::load_spec<CompensationSeedReference>(
+      config::find_named("compensation_seed", "references", roots, "seed reference"), roots);
 }
 
 kv::BlockOptions block_options(std::int64_t block, std::int64_t sink, std::int64_t recent) {

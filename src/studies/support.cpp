@@ -3,19 +3,13 @@
 
 #include <cmath>
 
+#include "lightsim/core/config_files.h"
 #include "lightsim/core/error.h"
 
 namespace lightsim::studies::support {
 
 std::filesystem::path reference_file(std::string_view name, const config::LoadOptions& load) {
-  std::string searched;
-  for (const auto& root : load.config_roots) {
-    const std::filesystem::path file = root / "references" / (std::string(name) + ".yaml");
-    if (std::filesystem::is_regular_file(file)) return file;
-    searched += (searched.empty() ? "" : ", ") + file.string();
-  }
-  LIGHTSIM_THROW(UsageError, "no seed reference '{}' (looked for {})", name,
-                 searched.empty() ? std::string("no config root") : searched);
+  return config::find_named(std::string(name), "references", load, "seed reference");
 }
 
 RetrievalOptions retrieval_options(const std::vector<std::int64_t>& ks, std::int64_t block_tokens,

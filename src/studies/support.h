@@ -15,8 +15,9 @@
 
 namespace lightsim::studies::support {
 
-// <root>/references/<name>.yaml of the first config root holding it (a UsageError naming the
-// roots otherwise). `--set` assignments are for the study's own config, so they are dropped.
+// <root>/references/<name>.yaml of the first config root holding it (ConfigNotFound naming the
+// roots otherwise, config::find_named). `--set` assignments are for the study's own config, so
+// they are dropped.
 std::filesystem::path reference_file(std::string_view name, const config::LoadOptions& load);
 
 template <config::Spec S>
