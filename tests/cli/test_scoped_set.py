@@ -50,6 +50,15 @@ class ScopedSet(CliTest):
                 "--set", "scenario.power.memory_share=0.4")
         self.assertExit(r, 0)
 
+    def test_set_reaches_a_reference_of_a_reference(self):
+        base = ["decode", "run", "qwen2_5_7b", "--json"]
+        r = run(*base, "--set", "prism.accelerator.selection.top_k=8")
+        self.assertExit(r, 0)
+        self.assertNotEqual(r.out, run(*base).out)
+        r = run(*base, "--set", "prism.accelerator.selection.top_kk=8")
+        self.assertInputError(r, "--set prism.accelerator.selection.top_kk",
+                              "did you mean 'prism.accelerator.selection.top_k'?")
+
     def test_set_replaces_the_reference_itself(self):
         r = run("config", "check", SOURCE / "configs/studies/decode.yaml",
                 "--set", "scenario=nothing")
