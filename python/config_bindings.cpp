@@ -96,6 +96,7 @@ void bind_config(py::module_& m, const RegistryPtr& registry) {
                            declared->location().str(), declared->scalar(), *kind);
         }
         registry->check_document(doc, load);  // every rule of the kind, presets resolved
+        load.assignments.require_all_used();  // a `set` key no config read has: InputError
         for (const auto& assignment : load.assignments.texts())
           config::apply_assignment(doc, assignment);
         return to_python(doc);

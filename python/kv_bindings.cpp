@@ -102,6 +102,7 @@ void bind_kv(py::module_& m, const RegistryPtr& registry) {
         const config::LoadOptions load = load_options(set, config_path);
         const std::vector<kv::ScorerSetup> setups = resolve(
             {scorer}, scorer_options(projection, dim, reps, accelerator, options), *registry, load);
+        load.assignments.require_all_used();  // a `set` key no config read has: InputError
         const kv::BlockLayout layout(tokens, {block_tokens, sink_tokens, recent_tokens});
         py::array_t<float> out(
             {static_cast<py::ssize_t>(steps), static_cast<py::ssize_t>(layout.blocks())});
@@ -141,6 +142,7 @@ error. seed: seed of the head's random stream (random projection, Prism impairme
         const config::LoadOptions load = load_options(set, config_path);
         const kv::KvCache cache =
             obtain_cache(config, *registry, load, context_options(seed, threads, false, nullptr));
+        load.assignments.require_all_used();  // a `set` key no config read has: InputError
         const kv::KvGeometry& g = cache.geometry();
         const auto sz = [](std::size_t n) { return static_cast<py::ssize_t>(n); };
         py::list needles;
@@ -185,6 +187,7 @@ text, dict or cache folder. Query head g reads KV head g // (Hq // H).)doc");
         eo.kv_bytes = kv_bytes;
         const ContextOptions context = context_options(seed, threads, false, nullptr);
         const kv::KvCache cache = obtain_cache(cache_source, *registry, load, context);
+        load.assignments.require_all_used();  // a `set` key no config read has: InputError
         const Json report = run_interruptible([&](const std::atomic<bool>* cancel) {
           ContextOptions o = context;
           o.cancel = cancel;

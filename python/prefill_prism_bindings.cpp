@@ -47,6 +47,7 @@ void bind_prefill(py::module_& m, const RegistryPtr&) {
         const model::Transformer model = prefill::load_model(s.model, presets);
         fabric::Topology topology = fabric::build_topology(fabric::load_fabric(fabric, presets));
         topology.name = fabric;
+        load.assignments.require_all_used();  // a `set` key no config read has: InputError
         Json j;
         {
           py::gil_scoped_release release;

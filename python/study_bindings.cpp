@@ -27,6 +27,8 @@ void bind_studies(py::module_& m, const RegistryPtr& registry) {
           LIGHTSIM_THROW(UsageError, "unknown study '{}'{}", name, config::suggest(name, names));
         const std::filesystem::path file =
             config.is_none() ? studies::default_config(name, load) : to_path(config);
+        (void)registry->check_file(file, load);  // the study's config at every size
+        load.assignments.require_all_used();     // a `set` key no config read has: InputError
         const Json doc = run_interruptible([&](const std::atomic<bool>* cancel) {
           Context ctx(context_options(seed, threads, progress, cancel));
           const report::StudyResult r =

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 
+#include "lightsim/core/config_files.h"
 #include "lightsim/core/error.h"
 
 namespace lightsim::studies {

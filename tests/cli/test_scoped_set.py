@@ -50,6 +50,15 @@ class ScopedSet(CliTest):
                 "--set", "scenario.power.memory_share=0.4")
         self.assertExit(r, 0)
 
+    def test_set_reaches_a_reference_of_a_reference(self):
+        base = ["decode", "run", "qwen2_5_7b", "--json"]
+        r = run(*base, "--set", "prism.accelerator.selection.top_k=8")
+        self.assertExit(r, 0)
+        self.assertNotEqual(r.out, run(*base).out)
+        r = run(*base, "--set", "prism.accelerator.selection.top_kk=8")
+        self.assertInputError(r, "--set prism.accelerator.selection.top_kk",
+                              "did you mean 'prism.accelerator.selection.top_k'?")
+
     def test_set_replaces_the_reference_itself(self):
         r = run("config", "check", SOURCE / "configs/studies/decode.yaml",
                 "--set", "scenario=nothing")
@@ -81,6 +90,19 @@ class ScopedSet(CliTest):
         self.assertInputError(r, "--set fabric.gpu.hbm_capacity", "gpu.hbm_capacity")
         r = run(*base, "--set", "gpu.hbm_capacity=192 GB")
         self.assertInputError(r, "--set gpu.hbm_capacity", "did you mean 'fabric.gpu.hbm_capacity'?")
+
+    def test_study_set_addresses_the_study_not_its_seed_reference(self):
+        # balanced: top_k is the study's key; the seed reference has none (was exit 2 on it).
+        r = run("study", "run", "balanced", "--quick", "--json", "--out", self.tmp / "b",
+                "--set", "top_k=4")
+        self.assertExit(r, 0)
+        # enhancement: weight_bits is also a key of the seed reference, whose figures and
+        # claim titles must stay the seed's (was: the seed's claim rewritten to 6 bits).
+        r = run("study", "run", "enhancement", "--quick", "--json", "--out", self.tmp / "e",
+                "--set", "weight_bits=6")
+        self.assertExit(r, 0)
+        claims = {c["id"]: c for c in r.json()["claims"]}
+        self.assertIn("4-bit", claims["single_evaluation_recall"]["claim"])
 
     def test_commands_that_read_no_config_reject_set(self):
         model = SOURCE / "configs/models/qwen2_5_7b.json"
