@@ -13,7 +13,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     lightsim::register_builtin(r);
     return r;
   }();
-  static const lightsim::config::LoadOptions load{{LIGHTSIM_SOURCE_DIR "/configs"}, {}};
+  static const lightsim::config::LoadOptions load{{LIGHTSIM_SOURCE_DIR "/configs"}, {}, {}};
   const auto path = lightsim::fuzz::scratch_dir() / "study.yaml";
   lightsim::fuzz::write_file(path, lightsim::fuzz::as_text(data, size));
   const auto merged = lightsim::fuzz::scratch_dir() / "merged.yaml";

@@ -89,8 +89,7 @@ void add_grid_tables(DecodeRun& run, const std::vector<decode::Comparison>& grid
 void evaluate(DecodeRun& run) {
   const DecodeStudySpec& spec = run.spec;
   const Seed& seed = run.seed;
-  decode::DecodeSetup setup =
-      decode::prepare(spec.scenario.get(), run.presets);
+  decode::DecodeSetup setup = decode::prepare(spec.scenario.get(), run.presets);
   decode::DecodeScenario& sc = setup.scenario;
   if (!spec.batches.empty()) sc.batches = spec.batches;
   if (!spec.contexts.empty()) sc.contexts = spec.contexts;

@@ -166,9 +166,9 @@ void add_faiss(EnergyRun& run, const std::vector<Gpu>& gpus, Figures& f) {
     for (std::size_t g = 0; g < head.group; ++g)
       for (std::size_t s = 0; s < head.steps; ++s)
         queries.insert(queries.end(), head.query(g, s), head.query(g, s) + head.head_dim);
-    const kv::IvfPqTouch t = kv::ivfpq_bytes_touched(
-        means.data(), layout.blocks(), head.head_dim, queries.data(),
-        queries.size() / head.head_dim, ivfpq_options(spec.faiss), run.ctx.seed());
+    const kv::IvfPqTouch t = kv::ivfpq_bytes_touched(means.data(), layout.blocks(), head.head_dim,
+                                                     queries.data(), queries.size() / head.head_dim,
+                                                     ivfpq_options(spec.faiss), run.ctx.seed());
     f.faiss.emplace(context, t);
     run.add_row("faiss", {{"context", context},
                           {"vectors", static_cast<std::int64_t>(layout.blocks())},
