@@ -77,8 +77,7 @@ StudyRun evaluate_study_run(const StudyRunRequest& q, Env& env) {
   return r;
 }
 
-}  // namespace
-
+// A study's claims as a table: seed figure, ours, deviation, unit, verdict.
 void print_claims(const report::StudyResult& r, std::ostream& out) {
   fmt::print(out, "{} ({})\n", r.title, r.study);
   fmt::print(out, "  {:<28} {:>12} {:>12} {:>9}  {:<8} {}\n", "claim", "seed", "ours", "deviation",
@@ -90,6 +89,8 @@ void print_claims(const report::StudyResult& r, std::ostream& out) {
                report::to_string(c.verdict));
   }
 }
+
+}  // namespace
 
 void register_study_ops(Registry& registry) {
   add<StudyRunRequest, StudyRun>(

@@ -12,24 +12,10 @@
 #include "lightsim/kv/metrics.h"
 #include "lightsim/kv/scorer_setup.h"
 #include "lightsim/kv/scorer_specs.h"
+#include "small_kv_cache.h"
 
 namespace lightsim::kv {
 namespace {
-
-KvCache small_cache(Context& ctx) {
-  KvGeneratorSpec g;
-  g.model_layers = 2;
-  g.layers = {1};
-  g.kv_heads = 2;
-  g.q_heads = 4;
-  g.head_dim = 64;
-  g.tokens = 3000;
-  g.steps = 3;
-  g.key_rank = 8;
-  g.needle_depths = {0.2, 0.6};
-  g.needle_tokens = 16;
-  return generate_kv_cache(g, ctx);
-}
 
 ProjectionSource own_pca(std::size_t dim) {
   ProjectionSource p;
@@ -66,7 +52,7 @@ TEST(KvEvaluate, OverlapFractionCountsTruthFoundInSelection) {
 // A projection fitted once per head and shared is the fit each scorer makes of its own.
 TEST(KvEvaluate, SharedProjectionEqualsPerScorerFit) {
   Context ctx(ContextOptions{.seed = 5, .threads = 2});
-  const KvCache cache = small_cache(ctx);
+  const KvCache cache = test::small_kv_cache(ctx);
   EvalOptions own = options(), shared = options();
   shared.shared_projection = SharedProjection{standard_projection("pca"), 8};
   const EvalReport a = evaluate(cache, {{"sig", signature_scorer(own_pca(8))}}, own, ctx);
@@ -84,7 +70,7 @@ TEST(KvEvaluate, SharedProjectionEqualsPerScorerFit) {
 // The reference setup is its own projected truth; without a reference nothing is reported.
 TEST(KvEvaluate, ReferenceSetupIsTheProjectedTruth) {
   Context ctx(ContextOptions{.seed = 7, .threads = 2});
-  const KvCache cache = small_cache(ctx);
+  const KvCache cache = test::small_kv_cache(ctx);
   EvalOptions o = options();
   o.reference = 0;
   const std::vector<ScorerSetup> setups{{"sig", signature_scorer(own_pca(8))},
@@ -104,7 +90,7 @@ TEST(KvEvaluate, ReferenceSetupIsTheProjectedTruth) {
 // Several layouts in one evaluation give what one evaluation per layout gives.
 TEST(KvEvaluate, LayoutsTogetherEqualLayoutsAlone) {
   Context ctx(ContextOptions{.seed = 3, .threads = 2});
-  const KvCache cache = small_cache(ctx);
+  const KvCache cache = test::small_kv_cache(ctx);
   const std::vector<ScorerSetup> setups{{"sig", signature_scorer(own_pca(8))},
                                         {"quest", quest_scorer({})}};
   const std::vector<BlockOptions> layouts{{32, 4, 512}, {128, 4, 256}};
@@ -129,7 +115,7 @@ TEST(KvEvaluate, LayoutsTogetherEqualLayoutsAlone) {
 // The output error is optional and changes nothing else.
 TEST(KvEvaluate, OutputErrorSwitchChangesOnlyTheOutputError) {
   Context ctx(ContextOptions{.seed = 3, .threads = 2});
-  const KvCache cache = small_cache(ctx);
+  const KvCache cache = test::small_kv_cache(ctx);
   EvalOptions with = options(), without = options();
   without.output_error = false;
   const std::vector<ScorerSetup> setups{{"mean", mean_key_scorer({})}};
@@ -146,7 +132,7 @@ TEST(KvEvaluate, OutputErrorSwitchChangesOnlyTheOutputError) {
 // Per needle and per KV head breakdowns average back to the overall needle hit rate.
 TEST(KvEvaluate, NeedleBreakdownsAverageToTheOverallRate) {
   Context ctx(ContextOptions{.seed = 3, .threads = 2});
-  const KvCache cache = small_cache(ctx);
+  const KvCache cache = test::small_kv_cache(ctx);
   const EvalReport r = evaluate(cache, {{"mean", mean_key_scorer({})}}, options(), ctx);
   for (const KMetrics& m : r.scorers[0].per_k) {
     ASSERT_EQ(m.needle_hit_by_needle.size(), 2u);
@@ -165,7 +151,7 @@ TEST(KvEvaluate, IdenticalForAnyThreadCount) {
   std::vector<Json> reports;
   for (std::size_t threads : {1u, 2u}) {
     Context ctx(ContextOptions{.seed = 11, .threads = threads});
-    const KvCache cache = small_cache(ctx);
+    const KvCache cache = test::small_kv_cache(ctx);
     EvalOptions o = options();
     o.reference = 0;
     o.shared_projection = SharedProjection{standard_projection("pca"), 8};
@@ -179,7 +165,7 @@ TEST(KvEvaluate, IdenticalForAnyThreadCount) {
 // One schema: every estimate is {mean, ci95, n}, lists of them for the breakdowns.
 TEST(KvEvaluate, JsonGivesEveryEstimateAsMeanCiAndCount) {
   Context ctx(ContextOptions{.seed = 3, .threads = 2});
-  const KvCache cache = small_cache(ctx);
+  const KvCache cache = test::small_kv_cache(ctx);
   const Json j = to_json(evaluate(cache, {{"quest", quest_scorer({})}}, options(), ctx));
   EXPECT_EQ(j["block_tokens"], 64);
   EXPECT_EQ(j["source"], cache.source);

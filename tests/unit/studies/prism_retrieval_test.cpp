@@ -8,24 +8,10 @@
 #include "lightsim/prism/scorer.h"
 #include "lightsim/studies/impairments.h"
 #include "shipped_configs.h"
+#include "small_kv_cache.h"
 
 namespace lightsim::studies {
 namespace {
-
-kv::KvCache small_cache(Context& ctx) {
-  kv::KvGeneratorSpec g;
-  g.model_layers = 2;
-  g.layers = {1};
-  g.kv_heads = 2;
-  g.q_heads = 4;
-  g.head_dim = 64;
-  g.tokens = 3000;
-  g.steps = 3;
-  g.key_rank = 8;
-  g.needle_depths = {0.2, 0.6};
-  g.needle_tokens = 16;
-  return kv::generate_kv_cache(g, ctx);
-}
 
 // The seed's machine on the feasible TFLN device: d = 32 channels.
 prism::AcceleratorSpec seed_fit() {
@@ -52,7 +38,7 @@ kv::ScorerSetup prism_setup(const prism::AcceleratorSpec& a) {
 // (the projection's loss).
 TEST(PrismRetrieval, ProjectedTruthIsolatesHardwareLoss) {
   Context ctx(ContextOptions{.seed = 7, .threads = 2});
-  const kv::KvCache cache = small_cache(ctx);
+  const kv::KvCache cache = test::small_kv_cache(ctx);
   const prism::AcceleratorSpec acc = seed_fit();
   std::vector<kv::ScorerSetup> setups{
       {"sig", kv::signature_scorer(kv::ProjectionSource{.dim = 32})}};
@@ -75,7 +61,7 @@ TEST(PrismRetrieval, IdenticalForAnyThreadCount) {
   std::vector<double> recalls;
   for (std::size_t threads : {1u, 2u}) {
     Context ctx(ContextOptions{.seed = 11, .threads = threads});
-    const kv::KvCache cache = small_cache(ctx);
+    const kv::KvCache cache = test::small_kv_cache(ctx);
     ImpairmentKnobs k;
     k.bits = 4;
     k.drift = Length::si(20e-12);
