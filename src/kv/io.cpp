@@ -1,6 +1,10 @@
 #include "lightsim/kv/io.h"
 
 #include <cmath>
+#include <limits>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
 #include <fmt/ranges.h>
 
@@ -17,11 +21,40 @@ NpyDtype parse_dtype(const std::string& name, const std::filesystem::path& manif
                  manifest.string(), name);
 }
 
+// An integer JSON value that T holds exactly, else a DataFormatError. nlohmann's own get<T>
+// casts a float or out-of-range number to T, which is undefined behaviour (fuzz.kv_manifest:
+// "kv_heads": 42949429496724967296).
+template <class T>
+T integer_of(const Json& v, const char* key, const std::filesystem::path& manifest) {
+  if (v.is_number_unsigned()) {
+    if (const auto u = v.get<std::uint64_t>(); std::in_range<T>(u)) return static_cast<T>(u);
+  } else if (v.is_number_integer()) {
+    if (const auto i = v.get<std::int64_t>(); std::in_range<T>(i)) return static_cast<T>(i);
+  }
+  LIGHTSIM_THROW(DataFormatError, "{}: key '{}' must be an integer in [{}, {}] (got {})",
+                 manifest.string(), key, std::numeric_limits<T>::min(),
+                 std::numeric_limits<T>::max(), v.dump());
+}
+
+template <class T>
+constexpr bool kIntegerList = false;
+template <class I>
+constexpr bool kIntegerList<std::vector<I>> = std::is_integral_v<I>;
+
 template <class T>
 T get(const Json& doc, const char* key, const std::filesystem::path& manifest) {
   const auto it = doc.find(key);
   LIGHTSIM_CHECK_AS(DataFormatError, it != doc.end(), "{}: missing key '{}'", manifest.string(),
                     key);
+  if constexpr (std::is_integral_v<T>) {
+    return integer_of<T>(*it, key, manifest);
+  } else if constexpr (kIntegerList<T>) {
+    LIGHTSIM_CHECK_AS(DataFormatError, it->is_array(), "{}: key '{}' must be a list (got {})",
+                      manifest.string(), key, it->dump());
+    T out;
+    for (const Json& v : *it) out.push_back(integer_of<typename T::value_type>(v, key, manifest));
+    return out;
+  }
   try {
     return it->template get<T>();
   } catch (const nlohmann::json::exception&) {

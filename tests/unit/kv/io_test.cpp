@@ -108,5 +108,29 @@ TEST(KvIo, ManifestKeysOfTheWrongTypeAreDataFormatErrors) {
   }
 }
 
+// Integer keys must be integers that fit: a float, a negative count or one beyond 2^64 is a
+// DataFormatError naming the key, never a cast (found by fuzz.kv_manifest;
+// tests/data/fuzz/kv_manifest/kv_heads_beyond_uint64.json).
+TEST(KvIo, ManifestIntegersMustFitTheirType) {
+  const auto dir = lightsim::testing::scratch_dir();
+  write_kv_cache(dir, testing::random_cache(small_geometry(), 9));
+  const Json good = read_json_file(dir / "manifest.json");
+  for (const Json& bad : {Json::parse("42949429496724967296"), Json(2.5), Json(-1)}) {
+    Json m = good;
+    m["kv_heads"] = bad;
+    write_json_file(dir / "manifest.json", m);
+    try {
+      (void)read_kv_cache(dir);
+      ADD_FAILURE() << bad.dump();
+    } catch (const DataFormatError& e) {
+      EXPECT_NE(std::string(e.what()).find("kv_heads"), std::string::npos) << e.what();
+    }
+  }
+  Json m = good;
+  m["layer_ids"] = Json::array({0, 1.5});
+  write_json_file(dir / "manifest.json", m);
+  EXPECT_THROW((void)read_kv_cache(dir), DataFormatError);
+}
+
 }  // namespace
 }  // namespace lightsim::kv
