@@ -36,10 +36,6 @@ std::string positional_of(const std::string& field) {
   return f;
 }
 
-bool is_list(const config::FieldInfo& f) {
-  return f.type.starts_with("list of");
-}
-
 bool is_positional(const ops::Info& info, const std::string& field) {
   return std::find(info.positional.begin(), info.positional.end(), field) != info.positional.end();
 }
@@ -61,22 +57,17 @@ struct FieldArgs {
   CLI::Option* option = nullptr;
 };
 
-config::Node request_document(const std::vector<std::shared_ptr<FieldArgs>>& fields) {
-  config::Node doc = config::Node::make_map({"command line", 0, 0});
+config::Node request_document(const ops::Operation& op,
+                              const std::vector<std::shared_ptr<FieldArgs>>& fields) {
+  std::vector<ops::FieldValues> given;
   for (const auto& f : fields) {
     if (f->option->count() == 0) continue;
-    const config::Location at{f->where, 0, 0};
-    if (f->boolean) {
-      doc.set(f->name, config::Node::make_scalar(f->flag ? "true" : "false", at), at);
-    } else if (f->list) {
-      config::Node seq = config::Node::make_sequence(at);
-      for (const std::string& v : f->values) seq.push_back(config::Node::make_scalar(v, at));
-      doc.set(f->name, std::move(seq), at);
-    } else {
-      doc.set(f->name, config::Node::make_scalar(f->values.back(), at), at);
-    }
+    if (f->boolean)
+      given.push_back({f->name, f->where, {f->flag ? "true" : "false"}});
+    else
+      given.push_back({f->name, f->where, f->values});
   }
-  return doc;
+  return ops::request_document(op.request_schema(), given, "command line");
 }
 
 void add_operation(CLI::App& app, const ops::Operation& op, const GlobalOptions& options,
@@ -93,7 +84,7 @@ void add_operation(CLI::App& app, const ops::Operation& op, const GlobalOptions&
         auto a = std::make_shared<FieldArgs>();
         a->name = f.name;
         a->where = positional_of(f.name);
-        a->list = is_list(f);
+        a->list = ops::is_list_field(f);
         a->option = sub->add_option(a->where, a->values, option_help(f));
         if (!a->list) a->option->expected(1);
         if (f.required) a->option->required();
@@ -105,7 +96,7 @@ void add_operation(CLI::App& app, const ops::Operation& op, const GlobalOptions&
     a->name = f.name;
     a->where = flag_of(f.name);
     a->boolean = f.type == "boolean";
-    a->list = is_list(f);
+    a->list = ops::is_list_field(f);
     if (a->boolean) {
       a->option = sub->add_flag(a->where, a->flag, option_help(f));
     } else {
@@ -120,7 +111,7 @@ void add_operation(CLI::App& app, const ops::Operation& op, const GlobalOptions&
   }
   sub->callback([&op, fields, &options, &registry] {
     const ops::Info& i = op.info();
-    const config::Node request = request_document(fields);
+    const config::Node request = request_document(op, fields);
     Context ctx(options.context_options(i.default_seed, Time::si(i.progress_interval_s)));
     ops::Env env{registry, options.load_options(), ctx, options.out};
     const ops::Outcome outcome = op.run(request, env);

@@ -105,6 +105,18 @@ void Assignments::apply(Node& document, const SchemaInfo& schema, std::string_vi
     apply_assignment(document, path, std::string_view(e.text).substr(eq + 1), key);
     e.used->store(true);
   }
+  const std::lock_guard lock(seen_->mutex);
+  if (seen_->record) seen_->contents.push_back(std::string(scope) + "\n" + to_yaml(document));
+}
+
+void Assignments::record_contents() const {
+  const std::lock_guard lock(seen_->mutex);
+  seen_->record = true;
+}
+
+std::vector<std::string> Assignments::contents() const {
+  const std::lock_guard lock(seen_->mutex);
+  return seen_->contents;
 }
 
 void Assignments::require_all_used() const {

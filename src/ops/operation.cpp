@@ -31,6 +31,48 @@ bool has_spec_kind(const Registry& registry, std::string_view kind) {
   return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
 }
 
+void check(const Operation& op, const config::Node& request, Env env) {
+  env.check_only = true;
+  try {
+    (void)op.run(request, env);
+  } catch (const InputsChecked&) {
+  }
+}
+
+bool is_list_field(const config::FieldInfo& field) {
+  return field.type.starts_with("list of");
+}
+
+const config::FieldInfo* find_field(const config::SchemaInfo& schema, std::string_view name) {
+  for (const config::FieldInfo& f : schema.fields)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+config::Node request_document(const config::SchemaInfo& schema,
+                              const std::vector<FieldValues>& fields, std::string_view origin) {
+  config::Node doc = config::Node::make_map({std::string(origin), 0, 0});
+  for (const FieldValues& v : fields) {
+    const config::Location at{v.where, 0, 0};
+    const config::FieldInfo* f = find_field(schema, v.name);
+    if (f == nullptr) {
+      std::vector<std::string> names;
+      for (const config::FieldInfo& x : schema.fields) names.push_back(x.name);
+      LIGHTSIM_THROW(UsageError, "{}: '{}' is not a field of the {}{}", v.where, v.name,
+                     schema.kind, config::suggest(v.name, names, "fields"));
+    }
+    if (v.values.empty()) continue;
+    if (is_list_field(*f)) {
+      config::Node seq = config::Node::make_sequence(at);
+      for (const std::string& x : v.values) seq.push_back(config::Node::make_scalar(x, at));
+      doc.set(v.name, std::move(seq), at);
+    } else {
+      doc.set(v.name, config::Node::make_scalar(v.values.back(), at), at);
+    }
+  }
+  return doc;
+}
+
 std::string_view group_help(std::string_view group) {
   static constexpr std::pair<std::string_view, std::string_view> kGroups[] = {
       {"photonics", "Device physics of a micro-ring weight bank"},

@@ -31,7 +31,8 @@ struct PrefillRunRequest {
             "scenario name (configs/scenarios/) or YAML file")
         .required();
     s.field("fabric", &PrefillRunRequest::fabric, "one fabric (default: the scenario's fabrics)");
-    s.field("gpus", &PrefillRunRequest::gpus, "GPU count (default: the scenario's counts)")
+    s.field("gpus", &PrefillRunRequest::gpus,
+            "GPU count (default: the GPUs the plan names, else the scenario's counts)")
         .range(std::int64_t{1}, std::int64_t{1} << 20);
     s.field("plan", &PrefillRunRequest::plan,
             "fixed plan, e.g. TP=1,EP=64,CP=1 (keys TP CP EP PP DP CPA MB)");
@@ -241,25 +242,28 @@ struct RunResult {
   std::vector<prefill::FigureComparison> comparison{};
 };
 
-RunResult evaluate_run(const PrefillRunRequest& q, Env& env) {
+RunResult evaluate_run(const PrefillRunRequest& request, Env& env) {
+  PrefillRunRequest q = request;
+  // A plan without gpus runs on the GPUs it names (DP = 1 unless given).
+  if (!q.gpus && !q.plan.empty()) q.gpus = prefill::parse_plan(q.plan).gpus();
   std::vector<std::string> set;
   if (q.gpus) set.push_back(fmt::format("gpu_counts=[{}]", *q.gpus));
   if (q.gpus && q.plan.empty()) set.push_back("fixed_plans=[]");
   prefill::PrefillSetup s = prefill::load_setup(q.scenario, with(env.load, set), q.fabric);
   const auto seed = prefill::load_study_seed(prefill::roots_only(env.load));
+  std::optional<prefill::Plan> plan;
+  const std::int64_t n = s.scenario.gpu_counts.front();
+  if (!q.plan.empty()) {
+    plan = prefill::parse_plan(q.plan, n);
+    LIGHTSIM_CHECK_AS(UsageError, plan->gpus() == n, "plan {} uses {} GPUs, gpus says {}", q.plan,
+                      plan->gpus(), n);
+  }
   env.inputs_read();
   RunResult r{
-      .scenario = s.scenario.name, .fixed_plan = !q.plan.empty(), .topologies = s.topologies};
+      .scenario = s.scenario.name, .fixed_plan = plan.has_value(), .topologies = s.topologies};
   if (r.fixed_plan) {
-    LIGHTSIM_CHECK_AS(UsageError, s.scenario.gpu_counts.size() == 1 || q.gpus,
-                      "plan needs gpus N (the scenario studies {} GPU counts)",
-                      s.scenario.gpu_counts.size());
-    const std::int64_t n = s.scenario.gpu_counts.front();
-    const prefill::Plan plan = prefill::parse_plan(q.plan, n);
-    LIGHTSIM_CHECK_AS(UsageError, plan.gpus() == n, "plan {} uses {} GPUs, gpus says {}", q.plan,
-                      plan.gpus(), n);
     for (const auto& t : s.topologies)
-      r.plan_results.push_back(prefill::Evaluator(s.scenario, s.model, t, n).evaluate(plan));
+      r.plan_results.push_back(prefill::Evaluator(s.scenario, s.model, t, n).evaluate(*plan));
     return r;
   }
   r.study = prefill::run_study(s.scenario, s.model, s.topologies);

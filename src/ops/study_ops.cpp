@@ -70,10 +70,10 @@ StudyRun evaluate_study_run(const StudyRunRequest& q, Env& env) {
                                                       : std::filesystem::path(q.config);
   (void)env.registry.check_file(file, env.load);  // the study's config at every size, --set applied
   env.inputs_read();
-  prepare_output_dir(env.out);
+  if (!env.out.empty()) prepare_output_dir(env.out);
   StudyRun r;
   r.result = studies::run_study(env.registry, q.name, file, env.load, size, env.ctx);
-  r.written = report::write_result(env.out, r.result);
+  if (!env.out.empty()) r.written = report::write_result(env.out, r.result);
   return r;
 }
 
@@ -94,18 +94,22 @@ void print_claims(const report::StudyResult& r, std::ostream& out) {
 
 void register_study_ops(Registry& registry) {
   add<StudyRunRequest, StudyRun>(
-      registry,
-      {.info = {.name = "study_run",
-                .command = {"study", "run"},
-                .help = "Run one study; writes <out>/<name>.json and a CSV per table",
-                .positional = {"name"}},
-       .evaluate = evaluate_study_run,
-       .to_json = [](const StudyRun& r) { return report::to_json(r.result, r.written.string()); },
-       .print =
-           [](const StudyRun& r, std::ostream& out) {
-             print_claims(r.result, out);
-             fmt::print(out, "lightsim study: results in {}\n", r.written.string());
-           }});
+      registry, {.info = {.name = "study_run",
+                          .command = {"study", "run"},
+                          .help = "Run one study; writes <out>/<name>.json and a CSV per table",
+                          .positional = {"name"}},
+                 .evaluate = evaluate_study_run,
+                 .to_json =
+                     [](const StudyRun& r) {
+                       return report::to_json(
+                           r.result, r.written.empty() ? r.result.study : r.written.string());
+                     },
+                 .print =
+                     [](const StudyRun& r, std::ostream& out) {
+                       print_claims(r.result, out);
+                       if (!r.written.empty())
+                         fmt::print(out, "lightsim study: results in {}\n", r.written.string());
+                     }});
 }
 
 }  // namespace lightsim::ops

@@ -1,6 +1,8 @@
 // The study runner's non-template parts (include/lightsim/studies/runner.h).
 #include "lightsim/studies/runner.h"
 
+#include "lightsim/core/config_files.h"
+
 namespace lightsim::studies {
 
 config::LoadOptions roots_only(const config::LoadOptions& load) {
@@ -10,14 +12,9 @@ config::LoadOptions roots_only(const config::LoadOptions& load) {
 }
 
 std::filesystem::path reference_file(std::string_view relative, const config::LoadOptions& load) {
-  std::string searched;
-  for (const auto& root : load.config_roots) {
-    const std::filesystem::path file = root / relative;
-    if (std::filesystem::is_regular_file(file)) return file;
-    searched += (searched.empty() ? "" : ", ") + file.string();
-  }
-  LIGHTSIM_THROW(ConfigError, "no seed reference '{}' (looked for {})", relative,
-                 searched.empty() ? std::string("no config root") : searched);
+  const std::filesystem::path file(relative);
+  return config::find_named(file.stem().string(), file.parent_path().string(), roots_only(load),
+                            "seed reference");
 }
 
 void RunBase::table(std::string name, std::string title, std::vector<Column> columns) {

@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "lightsim/core/atomic_file.h"
+#include "lightsim/core/config_files.h"
 
 namespace lightsim::studies {
 
@@ -35,14 +36,7 @@ std::vector<std::string> study_names(const Registry& registry) {
 }
 
 std::filesystem::path default_config(std::string_view name, const config::LoadOptions& load) {
-  std::string searched;
-  for (const auto& root : load.config_roots) {
-    const std::filesystem::path file = root / "studies" / (std::string(name) + ".yaml");
-    if (std::filesystem::is_regular_file(file)) return file;
-    searched += (searched.empty() ? "" : ", ") + file.string();
-  }
-  LIGHTSIM_THROW(UsageError, "study '{}': no config file (looked for {}); give one with --config",
-                 name, searched.empty() ? std::string("no config root") : searched);
+  return config::find_named(std::string(name), "studies", load, "study config");
 }
 
 config::Node with_size(config::Node document, Size size) {

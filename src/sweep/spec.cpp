@@ -13,7 +13,9 @@ namespace lightsim::sweep {
 
 void AxisSpec::describe(config::Schema<AxisSpec>& s) {
   s.help("One axis of a sweep grid: a config key path and the values it takes.");
-  s.field("key", &AxisSpec::key, "dotted key path in the target's config, as for --set").required();
+  s.field("key", &AxisSpec::key,
+          "a request field of the target, or a dotted key path of a config it reads (--set)")
+      .required();
   s.field("values", &AxisSpec::values, "values as written in YAML (\"4\", \"2 pm\", \"[1, 2]\")")
       .min_items(1)
       .required();
@@ -21,7 +23,8 @@ void AxisSpec::describe(config::Schema<AxisSpec>& s) {
 
 void SampleKeySpec::describe(config::Schema<SampleKeySpec>& s) {
   s.help("One key of a random sample: uniform (or log-uniform) in [min, max], or one of choices.");
-  s.field("key", &SampleKeySpec::key, "dotted key path in the target's config").required();
+  s.field("key", &SampleKeySpec::key, "a request field, or a config key path as for --set")
+      .required();
   s.field("min", &SampleKeySpec::min, "lower end, a number with an optional unit (\"1 pm\")");
   s.field("max", &SampleKeySpec::max, "upper end, same unit as min");
   s.field("scale", &SampleKeySpec::scale, "uniform in the value or in its logarithm")
@@ -54,23 +57,12 @@ void SweepSpec::describe(config::Schema<SweepSpec>& s) {
       .required();
   s.field("description", &SweepSpec::description, "what the sweep is for");
   s.field("target", &SweepSpec::target,
-          "what runs at each point: prism_cost (`lightsim prism cost`), prefill_plan (one "
-          "prefill plan, or the plan search) or study (a registered study)")
-      .one_of(target_names())
+          "the operation run at each point (`lightsim list operation`), e.g. prism_cost, "
+          "prefill_plan, prefill_run, study_run")
       .required();
-  s.field("config", &SweepSpec::config,
-          "base config of the target: a YAML file (relative to the sweep file) or a preset "
-          "name (configs/accelerators/, configs/scenarios/); default for a study: "
-          "configs/studies/<study>.yaml");
-  s.field("study", &SweepSpec::study, "study name (target: study)");
-  s.field("size", &SweepSpec::size, "study size (target: study)")
-      .one_of({"quick", "default", "full"});
-  s.field("fabric", &SweepSpec::fabric,
-          "fabric of a prefill_plan point (default: the scenario's first)");
-  s.field("gpus", &SweepSpec::gpus, "GPU count of a prefill_plan point (default: the first)")
-      .min(0);
-  s.field("plan", &SweepSpec::plan,
-          "prefill plan, e.g. TP=1,EP=64,CP=1 (default: search every plan, keep the best)");
+  s.field("request", &SweepSpec::request,
+          "request fields shared by every point, as on the command line (accelerator: seed; "
+          "a list field takes comma-separated values)");
   s.field("batch", &SweepSpec::batch,
           "points run between two appends to the store (0 = 4 x threads x ranks)")
       .min(0);
@@ -84,9 +76,6 @@ void SweepSpec::describe(config::Schema<SweepSpec>& s) {
       for (std::size_t b = 0; b < a; ++b)
         if (sw.grid[a].key == sw.grid[b].key)
           return fmt::format("grid key '{}' appears twice", sw.grid[a].key);
-    if (sw.target == "study" && sw.study.empty()) return std::string("target study needs `study`");
-    if (sw.target != "study" && sw.config.empty())
-      return fmt::format("target {} needs `config` (its base config)", sw.target);
     return std::nullopt;
   });
 }

@@ -1,4 +1,5 @@
-"""CLI tests of `lightsim sweep` (docs/sweeps.md): kill and resume, 2-rank MPI, key checks."""
+"""CLI tests of `lightsim sweep` (docs/sweeps.md): kill and resume, 2-rank MPI, key checks, and
+a point's stored result equal to the CLI's --json of the same request."""
 import json
 import shutil
 import signal
@@ -16,8 +17,7 @@ GRID_200 = """schema_version: 1
 kind: sweep
 name: grid200
 target: prefill_plan
-config: seed_8k
-gpus: 72
+request: {scenario: seed_8k, gpus: 72, top: 1}
 batch: 4
 grid:
   - key: sequence_length
@@ -31,7 +31,7 @@ PRISM = """schema_version: 1
 kind: sweep
 name: prism
 target: prism_cost
-config: seed
+request: {{accelerator: seed, drift_duration: 10 ms}}
 grid:
   - key: {key}
     values: [{values}]
@@ -85,11 +85,12 @@ class SweepReference(unittest.TestCase):
         self.assertEqual(len({r["id"] for r in records}), 200)
         first = records[0]
         self.assertEqual(first["values"], {"sequence_length": 1024, "requests": 1})
-        self.assertEqual(first["result"]["gpus"], 72)
-        self.assertTrue(first["result"]["best"]["feasible"])
+        search = first["result"]["searches"][0]  # `prefill plan --gpus 72 --top 1`
+        self.assertEqual(search["gpus"], 72)
+        self.assertTrue(search["best"]["feasible"])
         # More work takes longer: the largest batch of the longest prompts outlasts one short one.
-        self.assertGreater(records[-1]["result"]["best"]["latency_s"],
-                           first["result"]["best"]["latency_s"])
+        self.assertGreater(records[-1]["result"]["searches"][0]["best"]["latency_s"],
+                           search["best"]["latency_s"])
 
     def test_killed_sweep_resumes_to_the_uninterrupted_result(self):
         with tempfile.TemporaryDirectory() as tmp:
@@ -156,7 +157,7 @@ class SweepInput(CliTest):
     def test_wrong_key_is_rejected_before_any_point_runs(self):
         spec = self.write("s.yaml", PRISM.format(key="programming.wieght_bits", values="4, 5"))
         r = run("sweep", spec, "--out", self.tmp / "out")
-        self.assertInputError(r, "'programming.wieght_bits'",
+        self.assertInputError(r, "point 0 (programming.wieght_bits=4)",
                               "did you mean 'programming.weight_bits'")
         self.assertFalse((self.tmp / "out" / "prism.jsonl").exists())
 
@@ -180,34 +181,34 @@ class SweepInput(CliTest):
         r = run("sweep", spec, "--out", self.tmp, "-q", "--resume", "--seed", "9")
         self.assertInputError(r, "cannot resume", "seed")
 
-    def test_prefill_plan_points_set_fabric_gpus_and_plan(self):
+    def test_prefill_points_set_request_fields_and_config_keys(self):
         spec = self.write("p.yaml", """schema_version: 1
 kind: sweep
 name: plans
-target: prefill_plan
-config: seed_8k
-gpus: 72
+target: prefill_run
+request: {scenario: seed_8k, gpus: 72}
 points:
   - {plan: "TP=4,EP=72", fabric: seed_copper_1152}
   - {plan: "TP=4,EP=72", fabric: photonic_4x_1152}
   - {plan: "TP=4,EP=144", fabric: photonic_4x_1152, gpus: 144}
-  - {fabric: photonic_4x_1152}
+  - {plan: "TP=4,EP=72", fabric: photonic_4x_1152, sequence_length: 4096}
 """)
         r = run("sweep", spec, "--out", self.tmp / "out", "-q", timeout=300)
         self.assertExit(r, 0)
         records = [json.loads(x) for x in lines(self.tmp / "out" / "plans.jsonl")[1:]]
+        copper, photonic = "seed_copper_1152", "photonic_4x_1152"
         self.assertEqual([(x["result"]["fabric"], x["result"]["gpus"]) for x in records],
-                         [("seed_copper_1152", 72), ("photonic_4x_1152", 72),
-                          ("photonic_4x_1152", 144), ("photonic_4x_1152", 72)])
-        self.assertTrue(all(x["result"].get("feasible", True) for x in records[:3]), records)
-        self.assertIn("best", records[3]["result"])  # no plan: the search's best
-        # The same plan is faster (or equal) on the fabric with 4x the bandwidth.
+                         [(copper, 72), (photonic, 72), (photonic, 144), (photonic, 72)])
+        self.assertTrue(all(x["result"]["feasible"] for x in records), records)
+        # The same plan is faster (or equal) on the fabric with 4x the bandwidth, and faster
+        # again on half the prompt.
         self.assertLessEqual(records[1]["result"]["latency_s"], records[0]["result"]["latency_s"])
+        self.assertLess(records[3]["result"]["latency_s"], records[1]["result"]["latency_s"])
         bad = self.write("b.yaml", """schema_version: 1
 kind: sweep
 name: bad
-target: prefill_plan
-config: seed_8k
+target: prefill_run
+request: {scenario: seed_8k}
 points:
   - {gpus: 72}
   - {gpus: "-3"}
@@ -215,6 +216,48 @@ points:
         r = run("sweep", bad, "--out", self.tmp / "bad")
         self.assertInputError(r, "point 1", "gpus", "-3")
         self.assertFalse((self.tmp / "bad" / "bad.jsonl").exists())
+
+    def test_a_point_stores_what_the_cli_prints(self):
+        """The sweep is an adapter over the operation: byte-identical JSON to --json."""
+        cases = [
+            ("prism_cost", "{accelerator: seed, drift_duration: 20 ms}",
+             "device.bank.rows", "128",
+             ["prism", "cost", "seed", "--drift-duration", "20 ms", "--set",
+              "device.bank.rows=128"]),
+            ("prefill_run", "{scenario: seed_8k, gpus: 72, fabric: photonic_4x_1152}",
+             "plan", "TP=8,EP=72",
+             ["prefill", "run", "seed_8k", "--gpus", "72", "--fabric", "photonic_4x_1152",
+              "--plan", "TP=8,EP=72"]),
+            ("prefill_plan", "{scenario: seed_8k, top: 2}", "gpus", "72,144",
+             ["prefill", "plan", "seed_8k", "--top", "2", "--gpus", "72", "--gpus", "144"]),
+        ]
+        for target, request, key, value, cli in cases:
+            with self.subTest(target=target):
+                spec = self.write(f"{target}.yaml", f"""schema_version: 1
+kind: sweep
+name: {target}
+target: {target}
+request: {request}
+points:
+  - {{{key}: "{value}"}}
+""")
+                r = run("sweep", spec, "--out", self.tmp / target, "-q", timeout=300)
+                self.assertExit(r, 0)
+                record = json.loads(lines(self.tmp / target / f"{target}.jsonl")[1])
+                direct = run(*cli, "--json", timeout=300)
+                self.assertExit(direct, 0)
+                self.assertEqual(json.dumps(record["result"], sort_keys=True),
+                                 json.dumps(direct.json(), sort_keys=True))
+
+    def test_unknown_target_and_request_field_are_named(self):
+        spec = self.write("t.yaml", PRISM.replace("target: prism_cost", "target: prism_cots")
+                          .format(key="device.bank.rows", values="64"))
+        self.assertInputError(run("sweep", spec, "--out", self.tmp / "o"), "t.yaml", "target",
+                              "did you mean 'prism_cost'")
+        spec = self.write("r.yaml", PRISM.replace("drift_duration", "drift_durations")
+                          .format(key="device.bank.rows", values="64"))
+        self.assertInputError(run("sweep", spec, "--out", self.tmp / "o"), "request",
+                              "drift_durations")
 
     def test_shipped_sweeps_run(self):
         for spec in sorted((Path(__file__).resolve().parents[2] / "configs" / "sweeps")

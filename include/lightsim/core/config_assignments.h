@@ -57,6 +57,11 @@ class Assignments {
   // config it needs and before it computes or writes anything.
   void require_all_used() const;
 
+  // From now on, this object and its copies keep the text of every document they are applied
+  // to ("<scope>\n" + its YAML after the assignments), for fingerprints of what a run read.
+  void record_contents() const;
+  std::vector<std::string> contents() const;
+
  private:
   struct Entry {
     std::string text;
@@ -66,6 +71,8 @@ class Assignments {
   struct Seen {
     std::mutex mutex;
     std::vector<std::pair<std::string, const SchemaInfo*>> documents;  // scope, schema
+    bool record = false;
+    std::vector<std::string> contents;  // when record: each document as applied
   };
   std::vector<Entry> entries_;
   std::shared_ptr<Seen> seen_ = std::make_shared<Seen>();

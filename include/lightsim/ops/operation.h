@@ -38,18 +38,30 @@
 
 namespace lightsim::ops {
 
+// Thrown by Env::inputs_read when Env::check_only is set: the request and every config the
+// operation reads are valid, and nothing was computed. Not an Error: only `check` catches it.
+struct InputsChecked {};
+
 // What an operation receives besides its request; built by the adapter.
 struct Env {
   const Registry& registry;
   config::LoadOptions load{};  // preset roots, and the --set assignments of loaded configs
   Context& ctx;                // seed, threads, logger, progress, cancellation
   std::filesystem::path out;   // output folder; an operation that writes there calls
-                               // prepare_output_dir(out) itself, after its input checks
+                               // prepare_output_dir(out) itself, after its input checks;
+                               // empty: write no files (a sweep point keeps only the JSON)
+
+  // Set by `check`: stop at inputs_read, before anything is computed or written.
+  bool check_only = false;
 
   // Called by an operation once it has read every config it needs, before it computes or
   // writes anything: a --set KEY that no config took is a UsageError (exit 2) here. run()
-  // calls it again after evaluate, so no assignment is ever ignored.
-  void inputs_read() const { load.assignments.require_all_used(); }
+  // calls it again after evaluate, so no assignment is ever ignored. With check_only it
+  // throws InputsChecked instead of returning.
+  void inputs_read() const {
+    load.assignments.require_all_used();
+    if (check_only) throw InputsChecked{};
+  }
 };
 
 // The result of one run: its JSON (the contract of `--json`, Python and sweep stores) and
@@ -146,6 +158,31 @@ void add(Registry& registry, Definition<Request, Result> d) {
   operation_family(registry).add(
       name, help, std::make_shared<const TypedOperation<Request, Result>>(std::move(d)));
 }
+
+// Validates `request` and every config the operation reads (with env.load's --set) without
+// computing anything: returns normally when all is valid, throws the InputError otherwise.
+// An operation that calls env.inputs_read() only at the end is evaluated in full here.
+void check(const Operation& op, const config::Node& request, Env env);
+
+// The values an adapter gives for one request field, as text: one value for a scalar field,
+// any number for a list field ("true"/"false" for a boolean). `where` locates errors (a
+// flag "--gpus", a sweep point "sweep.yaml: point 3").
+struct FieldValues {
+  std::string name{};
+  std::string where{};
+  std::vector<std::string> values{};
+};
+
+// The request document of `schema` for these values (a field given no value is left out, so
+// it takes its default). A name the schema lacks is a UsageError naming `where` with a
+// suggestion; a scalar field given several values takes the last.
+config::Node request_document(const config::SchemaInfo& schema,
+                              const std::vector<FieldValues>& fields, std::string_view origin);
+
+// True when `field` of `schema` is a list ("list of ...").
+bool is_list_field(const config::FieldInfo& field);
+// The field of `schema` named `name`, or null.
+const config::FieldInfo* find_field(const config::SchemaInfo& schema, std::string_view name);
 
 // One line describing a command group ("prism", "photonics", ...) for CLI help; "" if unknown.
 std::string_view group_help(std::string_view group);

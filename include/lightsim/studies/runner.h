@@ -32,8 +32,8 @@ namespace lightsim::studies {
 // `load` without its assignments: the options for presets and references of a study.
 config::LoadOptions roots_only(const config::LoadOptions& load);
 
-// <root>/<relative> of the first config root holding it; a ConfigError naming the roots
-// searched when none does.
+// The reference "DIR/NAME.yaml" (e.g. references/prism_seed.yaml) of the first config root
+// holding DIR/NAME (config::find_named); ConfigNotFound naming the folders searched.
 std::filesystem::path reference_file(std::string_view relative, const config::LoadOptions& load);
 
 // A reference document of kind R read with the config roots only (never the assignments).

@@ -65,8 +65,8 @@ StudyFamily& study_family(Registry& registry);
 // Names of the registered studies, in registration order.
 std::vector<std::string> study_names(const Registry& registry);
 
-// <root>/studies/<name>.yaml for the first config root that has it; a UsageError naming the
-// roots searched when none does.
+// <root>/studies/<name>.yaml for the first config root that has it (config::find_named);
+// ConfigNotFound naming the folders searched when none does.
 std::filesystem::path default_config(std::string_view name, const config::LoadOptions& load);
 
 // `document` with its `sizes.<size>` overlay merged and `sizes` removed. A `sizes` key other

@@ -1,6 +1,7 @@
-// A sweep (docs/sweeps.md): one target (a registered study, or a command-level evaluation such
-// as `prism_cost`) run at many points, each point a set of config assignments applied to the
-// target's base config exactly like `--set key.path=value` (config::apply_assignment).
+// A sweep (docs/sweeps.md): one operation (the target: `prism_cost`, `prefill_plan`,
+// `study_run`, ...) run at many points. A point's key is either a field of the operation's
+// request (`gpus`, `fabric`) or a key path of a config the operation reads, applied exactly
+// like `--set key.path=value` on the command line.
 //
 // The points come from exactly one of
 //   grid:   axes [{key, values}], the cartesian product in file order, last axis fastest;
@@ -53,16 +54,10 @@ struct SweepSpec {
 
   std::string name;  // the store is <out>/<name>.jsonl
   std::string description;
-  std::string target;  // prism_cost | prefill_plan | study
-  std::string config;  // base config: a file (relative to the sweep file) or a preset name
-  // target: study
-  std::string study;
-  std::string size = "default";  // quick | default | full
-  // target: prefill_plan (defaults: the scenario's first fabric and first GPU count; the best
-  // plan found by the plan search when `plan` is empty)
-  std::string fabric;
-  std::int64_t gpus = 0;
-  std::string plan;
+  std::string target;  // a registered operation (docs/operations.md), e.g. prism_cost
+  // The operation's request fields every point shares, as text (a list field takes
+  // comma-separated values); a point key that is a request field overrides its entry.
+  std::map<std::string, std::string> request;
   std::int64_t batch = 0;  // points per stored batch; 0 = 4 x threads x ranks
   // Exactly one of:
   std::vector<AxisSpec> grid;
@@ -71,12 +66,6 @@ struct SweepSpec {
 
   static void describe(config::Schema<SweepSpec>& s);
 };
-
-// The targets a sweep can run.
-inline const std::vector<std::string>& target_names() {
-  static const std::vector<std::string> names{"prism_cost", "prefill_plan", "study"};
-  return names;
-}
 
 // One point: its index in the expansion, the assignments ("key=value", in axis/key order) and
 // its key values as JSON (numbers and booleans typed, the rest strings).

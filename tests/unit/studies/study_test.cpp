@@ -111,7 +111,7 @@ TEST(StudyRegistry, DefaultConfigSearchesRootsInOrder) {
   config::LoadOptions load;
   load.config_roots = {dir / "a", dir / "b"};
   EXPECT_EQ(default_config("echo", load), dir / "b" / "studies" / "echo.yaml");
-  EXPECT_THROW((void)default_config("other", load), UsageError);
+  EXPECT_THROW((void)default_config("other", load), ConfigNotFound);
 }
 
 TEST(StudyRegistry, CancelledContextStopsTheStudy) {

@@ -13,8 +13,6 @@ namespace {
 using lightsim::testing::read_bytes;
 using lightsim::testing::scratch_dir;
 
-config::SchemaInfo kNoSchema;
-
 // Draws from the point context's stream, optionally failing at one point or raising the stop
 // flag once `stop_after` points have run.
 class DrawTarget final : public Target {
@@ -24,7 +22,6 @@ class DrawTarget final : public Target {
   std::size_t stop_after = 0;
   mutable std::atomic<std::size_t> runs{0};
 
-  const config::SchemaInfo& schema() const override { return kNoSchema; }
   std::string fingerprint() const override { return "draw"; }
   void check(const Point&) const override {}
   Json run(const Point& p, Context& ctx) const override {

@@ -1,15 +1,9 @@
-// Expansion of sweep specs into points, and key path validation.
+// Expansion of sweep specs into points.
 #include <gtest/gtest.h>
 
 #include <set>
 
 #include "lightsim/core/json.h"
-#include "lightsim/core/registry.h"
-#include "lightsim/kv/register.h"
-#include "lightsim/photonics/register.h"
-#include "lightsim/prism/accelerator.h"
-#include "lightsim/prism/register.h"
-#include "lightsim/sweep/keys.h"
 #include "lightsim/sweep/spec.h"
 
 namespace lightsim::sweep {
@@ -19,7 +13,8 @@ SweepSpec read(const std::string& yaml) {
   return config::read_spec<SweepSpec>(config::parse_document(yaml, "test.yaml"));
 }
 
-const char* kHead = "schema_version: 1\nkind: sweep\nname: t\ntarget: prism_cost\nconfig: seed\n";
+const char* kHead =
+    "schema_version: 1\nkind: sweep\nname: t\ntarget: prism_cost\nrequest: {accelerator: seed}\n";
 
 TEST(SweepSpec, GridIsTheCartesianProductLastAxisFastest) {
   const auto spec = read(std::string(kHead) +
@@ -111,70 +106,6 @@ TEST(SweepSpec, ScalarJsonTypesNumbersAndBooleans) {
   EXPECT_EQ(scalar_json("true"), Json(true));
   EXPECT_EQ(scalar_json("2 pm"), Json("2 pm"));
   EXPECT_EQ(scalar_json(""), Json(""));
-}
-
-class SweepKeys : public ::testing::Test {
- protected:
-  void SetUp() override {
-    photonics::register_all(registry);
-    kv::register_all(registry);
-    prism::register_all(registry);
-  }
-  Registry registry;
-  const config::SchemaInfo& accelerator() const { return registry.spec("accelerator"); }
-};
-
-TEST_F(SweepKeys, NestedPathsAreAccepted) {
-  EXPECT_NO_THROW(check_key_path(accelerator(), "programming.weight_bits", "s.yaml"));
-  EXPECT_NO_THROW(check_key_path(accelerator(), "device.bank.rows", "s.yaml"));
-  EXPECT_NO_THROW(check_key_path(accelerator(), "device.preset", "s.yaml"));
-  EXPECT_NO_THROW(check_key_path(accelerator(), "impairments.drift_global_sigma", "s.yaml"));
-}
-
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "(no ConfigError)";
-}
-
-TEST_F(SweepKeys, WrongPathNamesTheKeyAndTheClosestValidOne) {
-  const std::string m =
-      message_of([&] { check_key_path(accelerator(), "programming.wieght_bits", "s.yaml"); });
-  EXPECT_NE(m.find("s.yaml"), std::string::npos) << m;
-  EXPECT_NE(m.find("'programming.wieght_bits'"), std::string::npos) << m;
-  EXPECT_NE(m.find("did you mean 'programming.weight_bits'"), std::string::npos) << m;
-  const std::string deep =
-      message_of([&] { check_key_path(accelerator(), "device.bank.rowz", "s.yaml"); });
-  EXPECT_NE(deep.find("did you mean 'device.bank.rows'"), std::string::npos) << deep;
-}
-
-TEST_F(SweepKeys, FarOffPathListsTheKeysAtThatLevel) {
-  const std::string m =
-      message_of([&] { check_key_path(accelerator(), "programming.zzzzzzzzzzzzzzz", "s.yaml"); });
-  EXPECT_NE(m.find("valid keys under 'programming'"), std::string::npos) << m;
-  EXPECT_NE(m.find("weight_bits"), std::string::npos) << m;
-}
-
-TEST_F(SweepKeys, ScalarsHaveNoSubkeys) {
-  const std::string m =
-      message_of([&] { check_key_path(accelerator(), "programming.weight_bits.x", "s.yaml"); });
-  EXPECT_NE(m.find("has no key 'x'"), std::string::npos) << m;
-}
-
-TEST_F(SweepKeys, OverlappingKeysAreRejected) {
-  EXPECT_THROW(check_key_paths(accelerator(), {"programming", "programming.weight_bits"}, "s"),
-               ConfigError);
-  EXPECT_NO_THROW(
-      check_key_paths(accelerator(), {"programming.kv_heads", "programming.weight_bits"}, "s"));
-}
-
-TEST_F(SweepKeys, ValidPathsWalkNestedSpecs) {
-  const auto paths = valid_paths(accelerator());
-  EXPECT_NE(std::find(paths.begin(), paths.end(), "device.bank.rows"), paths.end());
-  EXPECT_NE(std::find(paths.begin(), paths.end(), "selection.top_k"), paths.end());
 }
 
 }  // namespace
