@@ -50,15 +50,11 @@ void add_config_commands(CLI::App& app, const GlobalOptions& options, const Regi
 void add_reproduce_command(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 void add_kv_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 void add_report_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
-void add_prism_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 void add_study_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 void add_sweep_command(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 // One subcommand per registered operation (src/ops/), flags derived from its request schema.
 // Called last: it adds to the command groups the other files created.
 void add_operation_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
-// Adds `thermal` and `calibrate` to the `prism` command group.
-void add_prism_thermal_commands(CLI::App& prism, const GlobalOptions& options,
-                                const Registry& registry);
 
 // Registers every module's spec kinds and implementation families.
 void register_all(Registry& registry);

@@ -5,6 +5,7 @@ namespace lightsim::ops {
 void register_all(Registry& registry) {
   register_photonics_ops(registry);
   register_prism_ops(registry);
+  register_prism_thermal_ops(registry);
   register_fabric_ops(registry);
   register_decode_ops(registry);
   register_model_ops(registry);

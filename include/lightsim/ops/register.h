@@ -10,6 +10,7 @@ void register_all(Registry& registry);
 // One registration function per file of src/ops/.
 void register_photonics_ops(Registry& registry);
 void register_prism_ops(Registry& registry);
+void register_prism_thermal_ops(Registry& registry);
 void register_fabric_ops(Registry& registry);
 void register_decode_ops(Registry& registry);
 void register_model_ops(Registry& registry);
