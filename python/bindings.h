@@ -114,6 +114,23 @@ auto run_interruptible(F&& fn) -> decltype(fn(static_cast<const std::atomic<bool
 }
 
 void bind_config(py::module_& m, const RegistryPtr& registry);
+// Runs operation `name` (include/lightsim/ops/operation.h) on `request` through
+// run_interruptible: the one path by which every binding computes. `out` empty: the operation
+// writes no files. Returns the operation's JSON (the CLI's --json).
+struct OperationCall {
+  config::Node request = config::Node::make_map({"keyword arguments", 0, 0});
+  config::LoadOptions load{};
+  std::uint64_t seed = 1;
+  std::size_t threads = 0;
+  bool progress = false;
+  std::filesystem::path out{};
+};
+Json run_operation(const Registry& registry, std::string_view name, const OperationCall& call);
+
+// The request node of keyword `name`: a str as given (so "10 s" reads as a quantity), any
+// other value as its JSON; located at "keyword NAME" for error messages.
+config::Node field_node(const std::string& name, py::handle value);
+
 void bind_studies(py::module_& m, const RegistryPtr& registry);
 void bind_kv(py::module_& m, const RegistryPtr& registry);
 void bind_prefill(py::module_& m, const RegistryPtr& registry);

@@ -41,38 +41,66 @@ py::object to_python(const Json& value) {
   LIGHTSIM_THROW(InternalError, "JSON value of type {} has no Python form", value.type_name());
 }
 
-Json to_json(py::handle value, const std::string& what) {
+namespace {
+
+// Deeper than any config or request document; a self-containing dict stops here.
+constexpr int kMaxDepth = 64;
+
+std::string type_name(py::handle value) {
+  return py::str(py::type::of(value).attr("__name__")).cast<std::string>();
+}
+
+Json to_json_at(py::handle value, const std::string& what, int depth) {
+  LIGHTSIM_CHECK_AS(UsageError, depth <= kMaxDepth,
+                    "{}: nested deeper than {} levels (a dict or list that contains itself?)", what,
+                    kMaxDepth);
   if (value.is_none()) return nullptr;
   if (py::isinstance<py::bool_>(value)) return value.cast<bool>();
   if (py::isinstance<py::int_>(value)) {
-    if (value.attr("__lt__")(0).cast<bool>()) return value.cast<std::int64_t>();
-    return value.cast<std::uint64_t>();
+    try {
+      if (value.attr("__lt__")(0).cast<bool>()) return value.cast<std::int64_t>();
+      return value.cast<std::uint64_t>();
+    } catch (const py::cast_error&) {
+      LIGHTSIM_THROW(UsageError, "{}: integer {} is outside [-2^63, 2^64)", what,
+                     py::str(value).cast<std::string>());
+    }
   }
-  if (py::isinstance<py::float_>(value)) return value.cast<double>();
+  if (py::isinstance<py::float_>(value)) {
+    const double v = value.cast<double>();
+    LIGHTSIM_CHECK_AS(UsageError, std::isfinite(v), "{}: expected a finite number, got {}", what,
+                      py::str(value).cast<std::string>());
+    return v;
+  }
   if (py::isinstance<py::str>(value)) return value.cast<std::string>();
   if (py::isinstance<py::dict>(value)) {
     Json object = Json::object();
     for (const auto& [key, item] : value.cast<py::dict>()) {
       LIGHTSIM_CHECK_AS(UsageError, py::isinstance<py::str>(key),
-                        "{}: mapping keys must be strings (got {})", what,
-                        py::str(py::type::of(key).attr("__name__")).cast<std::string>());
+                        "{}: mapping keys must be strings (got {})", what, type_name(key));
       const std::string name = key.cast<std::string>();
-      object[name] = to_json(item, what + "." + name);
+      object[name] = to_json_at(item, what + "." + name, depth + 1);
     }
     return object;
   }
   if (py::isinstance<py::list>(value) || py::isinstance<py::tuple>(value)) {
     Json array = Json::array();
     std::size_t i = 0;
-    for (const auto& item : value) array.push_back(to_json(item, fmt::format("{}[{}]", what, i++)));
+    for (const auto& item : value)
+      array.push_back(to_json_at(item, fmt::format("{}[{}]", what, i++), depth + 1));
     return array;
   }
   // NumPy scalars and arrays.
-  if (py::hasattr(value, "tolist")) return to_json(value.attr("tolist")(), what);
+  if (py::hasattr(value, "tolist")) return to_json_at(value.attr("tolist")(), what, depth + 1);
   LIGHTSIM_THROW(UsageError,
                  "{}: cannot use a value of type {} (expected a number, string, bool, "
                  "list or dict)",
-                 what, py::str(py::type::of(value).attr("__name__")).cast<std::string>());
+                 what, type_name(value));
+}
+
+}  // namespace
+
+Json to_json(py::handle value, const std::string& what) {
+  return to_json_at(value, what, 0);
 }
 
 namespace {

@@ -1,6 +1,7 @@
 // lightsim.score, lightsim.generate_kv and lightsim.evaluate_kv (bindings.h; the kv module,
 // docs/metrics.md).
 #include <array>
+#include <cmath>
 #include <span>
 #include <string>
 #include <vector>
@@ -42,6 +43,14 @@ std::vector<kv::ScorerSetup> resolve(const std::vector<std::string>& names,
                                      const Registry& registry, const config::LoadOptions& load) {
   return kv::resolve_scorers(names, options, kv::scorer_family(registry),
                              {&kv::projection_family(registry), load});
+}
+
+// A NaN or an infinity anywhere in `a` is a UsageError naming the argument and the index.
+void require_finite(const FloatArray& a, const char* what) {
+  const float* p = a.data();
+  for (py::ssize_t i = 0; i < a.size(); ++i)
+    LIGHTSIM_CHECK_AS(UsageError, std::isfinite(p[i]),
+                      "{}: expected finite numbers, got {} at flat index {}", what, p[i], i);
 }
 
 std::array<std::size_t, 3> query_shape(const py::array& queries, std::size_t head_dim) {
@@ -99,6 +108,8 @@ void bind_kv(py::module_& m, const RegistryPtr& registry) {
         const auto tokens = static_cast<std::size_t>(keys.shape(0));
         const auto head_dim = static_cast<std::size_t>(keys.shape(1));
         const auto [group, steps, d] = query_shape(queries, head_dim);
+        require_finite(keys, "keys");
+        require_finite(queries, "queries");
         const config::LoadOptions load = load_options(set, config_path);
         const std::vector<kv::ScorerSetup> setups = resolve(
             {scorer}, scorer_options(projection, dim, reps, accelerator, options), *registry, load);

@@ -21,27 +21,11 @@ using namespace pybind11::literals;
 const std::set<std::string, std::less<>> kReserved = {"set",     "config_path", "seed",
                                                       "threads", "progress",    "out"};
 
-struct Call {
-  config::Node request;
-  config::LoadOptions load;
-  std::uint64_t seed = 1;
-  std::size_t threads = 0;
-  bool progress = false;
-  std::filesystem::path out = "out";
-};
-
-config::Node field_node(const std::string& name, py::handle value) {
-  const std::string where = "keyword " + name;
-  if (py::isinstance<py::str>(value))
-    return config::Node::make_scalar(value.cast<std::string>(), {where, 0, 0});
-  return config::parse_document(to_json(value, name).dump(), where);
-}
-
-Call parse_call(const ops::Operation& op, const py::kwargs& kwargs) {
-  Call c;
+OperationCall parse_call(const ops::Operation& op, const py::kwargs& kwargs) {
+  OperationCall c;
+  c.out = "out";
   c.seed = op.info().default_seed;
   py::object set = py::none(), config_path = py::none();
-  c.request = config::Node::make_map({"keyword arguments", 0, 0});
   for (const auto& [key, value] : kwargs) {
     const std::string name = py::str(key).cast<std::string>();
     if (name == "set") {
@@ -64,14 +48,8 @@ Call parse_call(const ops::Operation& op, const py::kwargs& kwargs) {
   return c;
 }
 
-Json run_operation(const Registry& registry, const std::string& name, const py::kwargs& kwargs) {
-  const ops::Operation& op = ops::find_operation(registry, name);
-  const Call call = parse_call(op, kwargs);
-  return run_interruptible([&](const std::atomic<bool>* cancel) {
-    Context ctx(context_options(call.seed, call.threads, call.progress, cancel));
-    ops::Env env{registry, call.load, ctx, call.out};
-    return op.run(call.request, env).json;
-  });
+Json run_keywords(const Registry& registry, const std::string& name, const py::kwargs& kwargs) {
+  return run_operation(registry, name, parse_call(ops::find_operation(registry, name), kwargs));
 }
 
 py::dict describe(const ops::Operation& op) {
@@ -88,6 +66,22 @@ py::dict describe(const ops::Operation& op) {
 
 }  // namespace
 
+config::Node field_node(const std::string& name, py::handle value) {
+  const std::string where = "keyword " + name;
+  if (py::isinstance<py::str>(value))
+    return config::Node::make_scalar(value.cast<std::string>(), {where, 0, 0});
+  return config::parse_document(to_json(value, name).dump(), where);
+}
+
+Json run_operation(const Registry& registry, std::string_view name, const OperationCall& call) {
+  const ops::Operation& op = ops::find_operation(registry, name);
+  return run_interruptible([&](const std::atomic<bool>* cancel) {
+    Context ctx(context_options(call.seed, call.threads, call.progress, cancel));
+    ops::Env env{registry, call.load, ctx, call.out};
+    return op.run(call.request, env).json;
+  });
+}
+
 void bind_operations(py::module_& m, const RegistryPtr& registry) {
   m.def(
       "operations",
@@ -101,7 +95,7 @@ void bind_operations(py::module_& m, const RegistryPtr& registry) {
   m.def(
       "run",
       [registry](const std::string& name, const py::kwargs& kwargs) {
-        return to_python(run_operation(*registry, name, kwargs));
+        return to_python(run_keywords(*registry, name, kwargs));
       },
       "name"_a,
       "Run operation NAME with request fields as keyword arguments; returns its JSON result as "
@@ -110,7 +104,7 @@ void bind_operations(py::module_& m, const RegistryPtr& registry) {
   m.def(
       "run_json",
       [registry](const std::string& name, const py::kwargs& kwargs) {
-        return dump_json(run_operation(*registry, name, kwargs));
+        return dump_json(run_keywords(*registry, name, kwargs));
       },
       "name"_a, "As run, but returns the JSON text, byte for byte what the CLI's --json prints.");
 }

@@ -1,9 +1,8 @@
-// lightsim.list_studies and lightsim.run_study (bindings.h, include/lightsim/studies/study.h).
-#include <algorithm>
+// lightsim.list_studies and lightsim.run_study (bindings.h): run_study is the study_run
+// operation (src/ops/study_ops.cpp) with the result's tables also as numpy arrays.
 #include <string>
 
 #include "bindings.h"
-#include "lightsim/report/result.h"
 #include "lightsim/studies/study.h"
 
 namespace lightsim::python {
@@ -20,21 +19,21 @@ void bind_studies(py::module_& m, const RegistryPtr& registry) {
       [registry](const std::string& name, const py::object& config, const std::string& size,
                  std::uint64_t seed, std::size_t threads, const py::object& set,
                  const py::object& config_path, bool progress) -> py::object {
-        const config::LoadOptions load = load_options(set, config_path);
+        // The study_run operation, writing no files (the dict is the result).
+        OperationCall call;
+        call.request.set("name", field_node("name", py::str(name)), {"keyword name", 0, 0});
+        if (!config.is_none())
+          call.request.set("config", field_node("config", py::str(to_path(config).string())),
+                           {"keyword config", 0, 0});
         const studies::Size study_size = studies::parse_size(size);
-        const auto names = studies::study_names(*registry);
-        if (std::find(names.begin(), names.end(), name) == names.end())
-          LIGHTSIM_THROW(UsageError, "unknown study '{}'{}", name, config::suggest(name, names));
-        const std::filesystem::path file =
-            config.is_none() ? studies::default_config(name, load) : to_path(config);
-        (void)registry->check_file(file, load);  // the study's config at every size
-        load.assignments.require_all_used();     // a `set` key no config read has: InputError
-        const Json doc = run_interruptible([&](const std::atomic<bool>* cancel) {
-          Context ctx(context_options(seed, threads, progress, cancel));
-          const report::StudyResult r =
-              studies::run_study(*registry, name, file, load, study_size, ctx);
-          return report::to_json(r, name);
-        });
+        if (study_size != studies::Size::standard)
+          call.request.set(std::string(studies::to_string(study_size)),
+                           field_node("size", py::bool_(true)), {"keyword size", 0, 0});
+        call.load = load_options(set, config_path);
+        call.seed = seed;
+        call.threads = threads;
+        call.progress = progress;
+        const Json doc = run_operation(*registry, "study_run", call);
         py::object out = to_python(doc);
         py::dict arrays;
         for (const Json& table : doc.at("tables"))

@@ -5,6 +5,7 @@
 #include <exception>
 #include <limits>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 #include "lightsim/core/error.h"
@@ -112,12 +113,31 @@ struct ThreadPool::Impl {
   std::vector<std::thread> workers;
 };
 
+namespace {
+std::size_t checked_threads(std::size_t threads) {
+  LIGHTSIM_CHECK_AS(UsageError, threads <= ThreadPool::kMaxThreads,
+                    "threads: expected 0 (all hardware threads) to {}, got {}",
+                    ThreadPool::kMaxThreads, threads);
+  return threads != 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
+}
+}  // namespace
+
 ThreadPool::ThreadPool(std::size_t threads)
-    : size_(threads != 0 ? threads : std::max(1u, std::thread::hardware_concurrency())),
-      impl_(std::make_unique<Impl>()) {
-  impl_->workers.reserve(size_ - 1);
-  for (std::size_t i = 1; i < size_; ++i)
-    impl_->workers.emplace_back([impl = impl_.get()] { impl->worker_loop(); });
+    : size_(checked_threads(threads)), impl_(std::make_unique<Impl>()) {
+  try {
+    impl_->workers.reserve(size_ - 1);
+    for (std::size_t i = 1; i < size_; ++i)
+      impl_->workers.emplace_back([impl = impl_.get()] { impl->worker_loop(); });
+  } catch (const std::system_error& e) {
+    {
+      std::lock_guard lock(impl_->mutex);
+      impl_->stop.store(true);
+    }
+    impl_->wake.notify_all();
+    for (auto& t : impl_->workers) t.join();
+    LIGHTSIM_THROW(UsageError, "threads: could not start {} worker threads ({})", size_ - 1,
+                   e.what());
+  }
 }
 
 ThreadPool::~ThreadPool() {

@@ -78,6 +78,20 @@ class ConfigTest(unittest.TestCase):
             lightsim.load_config(SOURCE / "configs/no_such_file.yaml")
         self.assertIn("no_such_file.yaml", str(caught.exception))
 
+    def test_cycles_nan_and_huge_integers_are_input_errors(self):
+        cyclic = {"kind": "ring"}
+        cyclic["ring"] = cyclic  # used to recurse until the interpreter crashed
+        with self.assertRaises(lightsim.InputError) as caught:
+            lightsim.load_config(cyclic)
+        self.assertIn("contains itself", str(caught.exception))
+        with self.assertRaises(lightsim.InputError) as caught:
+            lightsim.load_config({"preset": "seed", "logical_rows": float("nan")},
+                                 kind="accelerator")
+        self.assertIn("finite", str(caught.exception))
+        with self.assertRaises(lightsim.InputError) as caught:
+            lightsim.load_config({"preset": "seed", "logical_rows": 2**70}, kind="accelerator")
+        self.assertIn("logical_rows", str(caught.exception))
+
 
 class ScoreTest(unittest.TestCase):
     def test_exact_is_the_softmax_mass_of_non_resident_tokens(self):
@@ -150,6 +164,11 @@ class ScoreTest(unittest.TestCase):
         self.assertIn("accelerator", str(caught.exception))
         with self.assertRaises(lightsim.InputError):
             lightsim.score("signature", keys, queries, projection="pcb")
+        bad = keys.copy()
+        bad[3, 1] = float("nan")
+        with self.assertRaises(lightsim.InputError) as caught:  # used to return zeros
+            lightsim.score("exact", bad, queries)
+        self.assertIn("keys", str(caught.exception))
 
 
 class KvTest(unittest.TestCase):
@@ -213,9 +232,15 @@ class KvTest(unittest.TestCase):
 
 class PrefillPrismTest(unittest.TestCase):
     def test_plan_as_string_or_dict(self):
-        a = lightsim.prefill_evaluate("seed_8k", "TP=1,CP=1,EP=144", gpus=144)
-        b = lightsim.prefill_evaluate("seed_8k", {"tp": 1, "cp": 1, "ep": 144}, gpus=144)
+        a = lightsim.prefill_evaluate("seed_8k", "TP=1,CP=1,EP=144", gpus=144,
+                                      fabric="seed_copper_1152")
+        b = lightsim.prefill_evaluate("seed_8k", {"tp": 1, "cp": 1, "ep": 144},
+                                      fabric="seed_copper_1152")  # gpus: the plan's 144
         self.assertEqual(a, b)
+        every = lightsim.prefill_evaluate("seed_8k", "TP=1,CP=1,EP=144")  # as the CLI: all fabrics
+        self.assertEqual([r["fabric"] for r in every],
+                         ["seed_copper_1152", "photonic_4x_1152", "photonic_cpo_1152"])
+        self.assertEqual(every[0], a)
         self.assertTrue(a["feasible"])
         self.assertEqual(a["gpus"], 144)
         self.assertEqual(a["fabric"], "seed_copper_1152")
@@ -228,12 +253,15 @@ class PrefillPrismTest(unittest.TestCase):
         self.assertLessEqual(photonic["latency_s"], a["latency_s"])
 
     def test_infeasible_plan_is_a_result_and_bad_key_an_error(self):
-        r = lightsim.prefill_evaluate("seed_8k", "TP=7,EP=7", gpus=7)
+        r = lightsim.prefill_evaluate("seed_8k", "TP=7,EP=7", gpus=7, fabric="seed_copper_1152")
         self.assertFalse(r["feasible"])
         self.assertTrue(r["reason"])
         with self.assertRaises(lightsim.InputError) as caught:
             lightsim.prefill_evaluate("seed_8k", "TQ=1", gpus=8)
         self.assertIn("TQ", str(caught.exception))
+        with self.assertRaises(lightsim.InputError) as caught:  # the CLI's range, not MemoryError
+            lightsim.prefill_evaluate("seed_8k", "TP=1,EP=8", gpus=2**40)
+        self.assertIn("gpus", str(caught.exception))
 
     def test_prism_cost_components_sum(self):
         cost = lightsim.prism_cost("seed")
@@ -254,6 +282,9 @@ class StudyTest(unittest.TestCase):
             with self.assertRaises(lightsim.InputError) as caught:
                 lightsim.run_study(name, size="huge")
             self.assertIn("quick, default or full", str(caught.exception))
+            with self.assertRaises(lightsim.InputError) as caught:  # not an abort
+                lightsim.run_study(name, size="quick", threads=100000)
+            self.assertIn("threads", str(caught.exception))
 
     def test_run_first_study_quick(self):
         names = lightsim.list_studies()

@@ -41,6 +41,9 @@ struct Chunks {
 class ThreadPool {
  public:
   // `threads` is the total parallelism including the caller; 0 = hardware concurrency.
+  // More than kMaxThreads is a UsageError ("threads: ..."), as is a system that cannot start
+  // the workers (std::system_error): no thread is left running.
+  static constexpr std::size_t kMaxThreads = 1024;
   explicit ThreadPool(std::size_t threads);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
