@@ -19,9 +19,12 @@ PrefillSetup load_setup(const std::string& scenario, const config::LoadOptions& 
   const config::LoadOptions roots = roots_only(load);
   s.model = load_model(s.scenario.model, roots);
   // --set addresses a fabric given by name as fabric.KEY, the scenario's fabrics as fabrics.KEY.
+  // Either way a topology is named as the fabric was named (preset name or file), so results
+  // say "fabric": "photonic_4x_1152" whichever way it was chosen.
   if (!fabric.empty()) {
     s.topologies.push_back(
         fabric::build_topology(fabric::load_fabric(fabric, load.scoped("fabric"))));
+    s.topologies.back().name = fabric;
     return s;
   }
   for (const auto& name : s.scenario.fabrics) {

@@ -18,13 +18,14 @@ namespace lightsim::prefill {
 struct PrefillSetup {
   ScenarioSpec scenario;
   model::Transformer model;
-  std::vector<fabric::Topology> topologies;  // one per fabric, named as the scenario lists it
+  std::vector<fabric::Topology>
+      topologies;  // one per fabric, named as the caller or the scenario names it
 };
 
 // Loads `scenario` (a name of configs/scenarios/ or a file) with `load`'s assignments, its
 // model (a config.json: no assignments), and its fabrics, which --set addresses as
 // `fabrics.KEY` (or `fabric.KEY` for the one fabric named by `fabric`). `fabric` non-empty:
-// that one fabric (named as its own spec) instead of the scenario's list.
+// that one fabric (named `fabric`) instead of the scenario's list.
 PrefillSetup load_setup(const std::string& scenario, const config::LoadOptions& load,
                         const std::string& fabric = "");
 
