@@ -5,7 +5,9 @@ same operation and inputs (include/lightsim/ops/operation.h, docs/operations.md)
 import inspect
 import json
 import os
+import shutil
 import subprocess
+import tempfile
 import unittest
 from pathlib import Path
 
@@ -14,6 +16,8 @@ import lightsim
 BIN = os.environ.get("LIGHTSIM_BIN", "build/bin/lightsim")
 SOURCE = Path(os.environ.get("LIGHTSIM_SOURCE_DIR", Path(__file__).resolve().parents[2]))
 MODEL = str(SOURCE / "configs/models/qwen2_5_7b.json")
+# Where operations that write files (prism_thermal's CSV traces) write them, for both adapters.
+OUT = tempfile.mkdtemp(prefix="lightsim-ops-")
 
 # (operation, CLI arguments after the command, Python keyword arguments, --set assignments)
 CASES = [
@@ -25,8 +29,8 @@ CASES = [
      {"accelerator": "seed", "drift_duration": "1 s"}, ["logical_rows=4096"]),
     ("prism_timeline", ["scaled", "--drift-duration", "1 s"],
      {"accelerator": "scaled", "drift_duration": "1 s"}, []),
-    ("prism_thermal", ["seed", "--duration", "0.2 s", "--recall-tokens", "0"],
-     {"accelerator": "seed", "duration": "0.2 s", "recall_tokens": 0}, []),
+    ("prism_thermal", ["seed", "--duration", "0.2 s", "--recall-tokens", "0", "--out", OUT],
+     {"accelerator": "seed", "duration": "0.2 s", "recall_tokens": 0, "out": OUT}, []),
     ("prism_calibrate", ["scaled"], {"accelerator": "scaled"}, ["device.bank.rows=64"]),
     ("fabric_show", ["gb200_nvl72"], {"fabric": "gb200_nvl72"}, []),
     ("fabric_collective",
@@ -123,6 +127,10 @@ class OperationShape(unittest.TestCase):
             (ref / "prism_seed.yaml").write_text(text)
             cost = lightsim.prism_cost("seed", drift_duration="0.1 s", config_path=tmp)
             self.assertAlmostEqual(cost["seed"]["dynamic_energy_j"], 2e-9)
+
+
+def tearDownModule():
+    shutil.rmtree(OUT, ignore_errors=True)
 
 
 if __name__ == "__main__":
