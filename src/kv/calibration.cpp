@@ -99,15 +99,13 @@ std::vector<std::int64_t> calibration_layers(std::int64_t model_layers, std::siz
   for (std::int64_t l = 0; l < e; ++l) layers.insert(l);
   const std::int64_t rest = model_layers - e;
   if (rest > 0 && body > 0) {
-    // body layers at the middle and the last layer, others evenly between them
-    const std::int64_t mid = model_layers / 2 >= e ? model_layers / 2 : e;
-    layers.insert(mid);
-    layers.insert(model_layers - 1);
-    for (std::size_t i = 2; i < body; ++i) {
-      const double f = static_cast<double>(i - 1) / static_cast<double>(body - 1);
-      layers.insert(mid + static_cast<std::int64_t>(
-                              std::round(f * static_cast<double>(model_layers - 1 - mid))));
-    }
+    // body layer k = 1..body at e - 1 + round(k (L - e) / body): the last layer always, the
+    // middle one for an even count
+    const auto b = static_cast<std::int64_t>(std::min<std::size_t>(body, rest));
+    for (std::int64_t k = 1; k <= b; ++k)
+      layers.insert(e - 1 +
+                    static_cast<std::int64_t>(
+                        std::round(static_cast<double>(k * rest) / static_cast<double>(b))));
   }
   return {layers.begin(), layers.end()};
 }

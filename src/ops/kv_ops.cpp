@@ -27,7 +27,8 @@ struct KvCalibrateRequest {
     s.field("measurements", &R::measurements,
             "published statistics: a configs/references/ name or a file of kind kv_measurements");
     s.field("layers", &R::layers,
-            "model layers to generate; empty = layers 0 and 1, the middle and the last")
+            "model layers to generate; empty = layers 0 and 1 and four spread over the rest "
+            "(the middle and the last among them)")
         .min(0);
   }
 };
@@ -35,13 +36,14 @@ struct KvCalibrateRequest {
 namespace {
 
 constexpr std::size_t kEarlyLayers = 2;  // CalibrationOptions::early_layers
+constexpr std::size_t kBodyLayers = 4;   // layers held beyond the early ones
 
 kv::CalibrationReport evaluate_calibrate(const KvCalibrateRequest& q, Env& env) {
   const auto profile_file = config::find_named(q.profile, "kv", env.load, "KV profile");
   std::vector<std::int64_t> layers = q.layers;
   if (layers.empty()) {
     const auto first = config::load_spec<kv::KvGeneratorSpec>(profile_file, env.load);
-    layers = kv::calibration_layers(first.model_layers, kEarlyLayers);
+    layers = kv::calibration_layers(first.model_layers, kEarlyLayers, kBodyLayers);
   }
   config::LoadOptions load = env.load;
   load.assignments.push_back(fmt::format("layers=[{}]", fmt::join(layers, ",")));

@@ -77,7 +77,8 @@ struct CalibrationOptions {
 };
 
 // The model layers a calibration cache holds: the early layers [0, early) and `body` layers
-// spread evenly over the rest (always including the middle and the last), ascending, unique.
+// spread evenly over the rest, e - 1 + round(k (L - e) / body) for k = 1..body (the last layer
+// always, the middle one for an even count), ascending, unique.
 std::vector<std::int64_t> calibration_layers(std::int64_t model_layers, std::size_t early,
                                              std::size_t body = 2);
 

@@ -35,7 +35,9 @@ KvCache pointed_cache(std::vector<std::size_t> layer_ids, std::vector<std::size_
 
 TEST(KvCalibration, LayersHoldEarlyMiddleAndLast) {
   EXPECT_EQ(calibration_layers(28, 2), (std::vector<std::int64_t>{0, 1, 14, 27}));
-  EXPECT_EQ(calibration_layers(32, 2, 3), (std::vector<std::int64_t>{0, 1, 16, 24, 31}));
+  EXPECT_EQ(calibration_layers(32, 2, 3), (std::vector<std::int64_t>{0, 1, 11, 21, 31}));
+  EXPECT_EQ(calibration_layers(28, 2, 4), (std::vector<std::int64_t>{0, 1, 8, 14, 21, 27}));
+  EXPECT_EQ(calibration_layers(4, 2, 4), (std::vector<std::int64_t>{0, 1, 2, 3}));
   EXPECT_EQ(calibration_layers(2, 2), (std::vector<std::int64_t>{0, 1}));
   EXPECT_EQ(calibration_layers(1, 2), (std::vector<std::int64_t>{0}));
 }
