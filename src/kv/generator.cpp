@@ -83,13 +83,16 @@ Eigen::MatrixXd orthonormal_basis(RandomStream& rng, const KvGeneratorSpec& sp, 
 
 // Head types are stratified within a layer: head h takes u = frac((h + phase) / kv_heads) with
 // a per-layer random phase, so each layer holds the configured shares to within one head.
-HeadModel draw_head(const KvGeneratorSpec& sp, RandomStream rng, double u) {
+// Layers below early_layers take the early fractions.
+HeadModel draw_head(const KvGeneratorSpec& sp, RandomStream rng, double u, bool early) {
   const auto dim = static_cast<Eigen::Index>(sp.head_dim);
   const auto r = static_cast<Eigen::Index>(sp.key_rank);
+  const double retrieval = early ? sp.early_retrieval_fraction : sp.retrieval_fraction;
+  const double streaming = early ? sp.early_streaming_fraction : sp.streaming_fraction;
   HeadModel m;
-  m.type = u < sp.retrieval_fraction                           ? HeadType::retrieval
-           : u < sp.retrieval_fraction + sp.streaming_fraction ? HeadType::streaming
-                                                               : HeadType::diffuse;
+  m.type = u < retrieval               ? HeadType::retrieval
+           : u < retrieval + streaming ? HeadType::streaming
+                                       : HeadType::diffuse;
   const double beta = m.type == HeadType::retrieval   ? sp.retrieval_logit
                       : m.type == HeadType::streaming ? sp.streaming_logit
                                                       : sp.diffuse_logit;
@@ -161,7 +164,9 @@ KvCache generate_kv_cache(const KvGeneratorSpec& sp, Context& ctx) {
         const double phase = ctx.stream(kStreamTag, layer_id, kLayerStream, kParams).uniform();
         const double u =
             std::fmod((static_cast<double>(head) + phase) / static_cast<double>(g.kv_heads), 1.0);
-        const HeadModel m = draw_head(sp, ctx.stream(kStreamTag, layer_id, head, kParams), u);
+        const bool early = static_cast<std::int64_t>(layer_id) < sp.early_layers;
+        const HeadModel m =
+            draw_head(sp, ctx.stream(kStreamTag, layer_id, head, kParams), u, early);
         const bool streaming = m.type == HeadType::streaming;
         const Eigen::VectorXd sink = (streaming ? sp.sink_logit_streaming : sp.sink_logit) *
                                      std::sqrt(static_cast<double>(dim)) * m.bias /
@@ -212,6 +217,9 @@ KvCache generate_kv_cache(const KvGeneratorSpec& sp, Context& ctx) {
             z[i] = latents[t * static_cast<std::size_t>(r) + static_cast<std::size_t>(i)];
           return z;
         };
+        // The first `needle_heads` query heads of a retrieval group target the needles.
+        const auto needle_heads = static_cast<std::size_t>(
+            std::round(sp.retrieval_group_share * static_cast<double>(g.group())));
         for (std::size_t gq = 0; gq < g.group(); ++gq) {
           const std::size_t q_head = head * g.group() + gq;
           RandomStream qrng = ctx.stream(kStreamTag, layer_id, q_head + (1u << 20), kQueries);
@@ -229,7 +237,8 @@ KvCache generate_kv_cache(const KvGeneratorSpec& sp, Context& ctx) {
             Eigen::VectorXd w;
             if (m.type == HeadType::streaming) {
               w = latent(g.tokens - 1);
-            } else if (m.type == HeadType::retrieval && !m.needle_latents.empty()) {
+            } else if (m.type == HeadType::retrieval && !m.needle_latents.empty() &&
+                       gq < needle_heads) {
               w = m.needle_latents[gq % m.needle_latents.size()];  // heads split the needles
             } else {
               if (m.type == HeadType::diffuse || qrng.uniform() < sp.target_switch)

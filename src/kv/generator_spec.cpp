@@ -41,6 +41,18 @@ void KvGeneratorSpec::describe(config::Schema<KvGeneratorSpec>& s) {
       .range(0, 50);
   s.field("retrieval_fraction", &S::retrieval_fraction, "share of retrieval heads").range(0, 1);
   s.field("streaming_fraction", &S::streaming_fraction, "share of streaming heads").range(0, 1);
+  s.field("early_layers", &S::early_layers,
+          "model layers [0, N) that draw head types from the early_* fractions; 0 = off")
+      .range(0, 1024);
+  s.field("early_retrieval_fraction", &S::early_retrieval_fraction,
+          "share of retrieval heads in the early layers")
+      .range(0, 1);
+  s.field("early_streaming_fraction", &S::early_streaming_fraction,
+          "share of streaming heads in the early layers")
+      .range(0, 1);
+  s.field("retrieval_group_share", &S::retrieval_group_share,
+          "share of a retrieval KV head's query heads that target the needles (1 = all)")
+      .range(0, 1);
   s.field("retrieval_logit", &S::retrieval_logit, "peak logit beta (nats) of retrieval heads")
       .range(0, 100);
   s.field("streaming_logit", &S::streaming_logit, "peak logit beta of streaming heads")
@@ -70,6 +82,8 @@ void KvGeneratorSpec::describe(config::Schema<KvGeneratorSpec>& s) {
         return fmt::format("layers: {} is not below model_layers ({})", l, v.model_layers);
     if (v.retrieval_fraction + v.streaming_fraction > 1)
       return std::string("retrieval_fraction + streaming_fraction exceeds 1");
+    if (v.early_retrieval_fraction + v.early_streaming_fraction > 1)
+      return std::string("early_retrieval_fraction + early_streaming_fraction exceeds 1");
     if (!v.needle_depths.empty() && v.needle_tokens + 1 > v.tokens)
       return fmt::format("needle_tokens ({}) does not fit in tokens ({})", v.needle_tokens,
                          v.tokens);

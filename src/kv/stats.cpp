@@ -102,6 +102,20 @@ double adjacent_cosine(const float* data, std::size_t rows, std::size_t dim, boo
   return sum / static_cast<double>(rows - 1);
 }
 
+std::size_t key_rank(const HeadView& h, double rope_base, bool pre_rope, double fraction,
+                     std::size_t max_tokens) {
+  if (pre_rope && rope_base <= 0) return 0;
+  const std::size_t dim = h.head_dim;
+  const std::size_t stride = std::max<std::size_t>(1, (h.tokens + max_tokens - 1) / max_tokens);
+  std::vector<float> keys;
+  for (std::size_t t = 0; t < h.tokens; t += stride) {
+    keys.insert(keys.end(), h.key(t), h.key(t) + dim);
+    if (pre_rope)
+      apply_rope(keys.data() + keys.size() - dim, dim, static_cast<double>(t), rope_base, true);
+  }
+  return rank_for_variance(keys.data(), keys.size() / dim, dim, fraction);
+}
+
 namespace {
 
 std::vector<double> tokens90_edges() {
@@ -115,20 +129,8 @@ HeadStats head_stats(const KvCache& cache, std::size_t layer, std::size_t kv_hea
   HeadStats s;
   s.layer = cache.layer_ids[layer];
   s.kv_head = kv_head;
-  // Rank on an evenly strided subsample of keys, post-RoPE as stored and pre-RoPE undone.
-  const std::size_t stride =
-      std::max<std::size_t>(1, (h.tokens + o.max_rank_tokens - 1) / o.max_rank_tokens);
-  std::vector<float> post, pre;
-  for (std::size_t t = 0; t < h.tokens; t += stride) {
-    post.insert(post.end(), h.key(t), h.key(t) + dim);
-    pre.insert(pre.end(), h.key(t), h.key(t) + dim);
-    if (cache.rope_base > 0)
-      apply_rope(pre.data() + pre.size() - dim, dim, static_cast<double>(t), cache.rope_base, true);
-  }
-  const std::size_t rows = post.size() / dim;
-  s.rank_post = rank_for_variance(post.data(), rows, dim, o.variance_fraction);
-  if (cache.rope_base > 0)
-    s.rank_pre = rank_for_variance(pre.data(), rows, dim, o.variance_fraction);
+  s.rank_post = key_rank(h, cache.rope_base, false, o.variance_fraction, o.max_rank_tokens);
+  s.rank_pre = key_rank(h, cache.rope_base, true, o.variance_fraction, o.max_rank_tokens);
   const std::vector<double> kurt = channel_kurtosis(h.keys, h.tokens, dim);
   s.kurtosis_mean = std::accumulate(kurt.begin(), kurt.end(), 0.0) / static_cast<double>(dim);
   s.kurtosis_max = *std::max_element(kurt.begin(), kurt.end());

@@ -11,6 +11,7 @@ void register_all(Registry& registry) {
   register_model_ops(registry);
   register_prefill_ops(registry);
   register_study_ops(registry);
+  register_kv_ops(registry);
 }
 
 }  // namespace lightsim::ops

@@ -135,8 +135,77 @@ class Kv(CliTest):
         self.assertInputError(run("kv", "stats", out), "values.npy")
 
     def test_presets_are_shipped(self):
-        for name in ["qwen2.5-7b", "llama-3-8b"]:
+        for name in ["qwen2.5-7b", "llama-3-8b", "llama-2-7b", "mistral-7b"]:
             self.assertTrue((SOURCE / "configs" / "kv" / f"{name}.yaml").exists())
+
+
+TARGETS = """schema_version: 1
+kind: kv_measurements
+statistics:
+  - id: streaming
+    model: M
+    profiles: [tiny]
+    context_tokens: 1024
+    setting: s
+    kind: streaming_head_fraction
+    value: 0.5
+    band: [0.0, 1.0]
+    source: paper
+    where: Fig. 1
+  - id: rank
+    model: M
+    profiles: [tiny, other]
+    context_tokens: 1024
+    setting: s
+    kind: key_rank90_post_rope
+    value: 1000
+    band: [999, 1001]
+    use: check
+    source: paper
+    where: Table 2
+"""
+
+
+class KvCalibrate(CliTest):
+    def calibrate(self, targets=TARGETS, *extra):
+        profile = self.write("tiny.yaml", TINY.replace("layers: []", "model: tiny\nlayers: []"))
+        measured = self.write("targets.yaml", targets)
+        return run("kv", "calibrate", profile, "--measurements", measured, *extra)
+
+    def test_compares_each_target_of_the_profile(self):
+        r = self.calibrate(TARGETS, "--json", "-q")
+        self.assertExit(r, 0)
+        doc = r.json()
+        self.assertEqual(doc["profile"], "tiny")
+        self.assertEqual(doc["layers"], [0, 1])
+        self.assertEqual([t["id"] for t in doc["targets"]], ["streaming", "rank"])
+        streaming, rank = doc["targets"]
+        self.assertEqual(streaming["verdict"], "within band")
+        self.assertEqual(set(streaming["ours"]), {"mean", "ci95", "n"})
+        self.assertEqual(streaming["ours"]["n"], 4)  # 2 layers x 2 KV heads
+        self.assertEqual(rank["verdict"], "outside band")  # D = 32 < 999
+        self.assertAlmostEqual(rank["deviation"], rank["ours"]["mean"] - 1000)
+        self.assertEqual(doc["summary"], {"within": 1, "outside": 1, "not_computable": 0})
+        self.assertEqual(self.calibrate(TARGETS, "--json", "-q", "--threads", "1").out,
+                         self.calibrate(TARGETS, "--json", "-q", "--threads", "2").out)
+        text = self.calibrate().out
+        self.assertIn("within band", text)
+        self.assertIn("1 of 2 targets within band", text)
+
+    def test_shipped_targets_are_valid(self):
+        self.assertExit(run("config", "check", SOURCE / "configs/references/kv_measured.yaml"), 0)
+
+    def test_bad_targets_exit_2_naming_file_and_key(self):
+        unknown = TARGETS.replace("kind: streaming_head_fraction", "kind: sink_magic")
+        self.assertInputError(self.calibrate(unknown), "targets.yaml", "statistics[0].kind",
+                              "sink_magic")
+        no_source = TARGETS.replace("    source: paper\n    where: Table 2\n",
+                                    "    where: Table 2\n")
+        self.assertInputError(self.calibrate(no_source), "targets.yaml", "statistics[1]",
+                              "source")
+        nobody = TARGETS.replace("[tiny]", "[other]").replace("[tiny, other]", "[other]")
+        self.assertInputError(self.calibrate(nobody), "targets.yaml", "profile 'tiny'")
+        self.assertInputError(self.calibrate(TARGETS, "--set", "kv_head=3"), "kv_head")
 
 
 if __name__ == "__main__":

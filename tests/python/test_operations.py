@@ -46,6 +46,7 @@ CASES = [
     ("prefill_plan", ["seed_8k", "--gpus", "64", "--top", "3"],
      {"scenario": "seed_8k", "gpus": [64], "top": 3}, ["requests=512"]),
     ("prefill_crossover", [], {}, []),
+    ("kv_calibrate", ["qwen2.5-7b"], {"profile": "qwen2.5-7b"}, ["tokens=1024", "steps=4"]),
 ]
 
 

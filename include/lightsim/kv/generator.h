@@ -23,7 +23,9 @@
 // g of the group targets needle g mod #needles, so the group covers every needle; without
 // needles a random token that changes with probability target_switch per step), streaming
 // (target: the latest token; sink_logit_streaming), diffuse (low beta, random target each
-// step). Random draws come from ctx.stream(layer, head, ...), so
+// step). Layers below early_layers use the early_* fractions; only round(retrieval_group_share x
+// group) query heads of a retrieval KV head target needles. Random draws come from
+// ctx.stream(layer, head, ...), so
 // the output is bit-identical for any thread count.
 #pragma once
 
@@ -71,6 +73,17 @@ struct KvGeneratorSpec {
   double sink_logit_streaming = 7.0;
   double retrieval_fraction = 0.25;
   double streaming_fraction = 0.35;
+  // Layer structure and query-head granularity (off by default: the cache is then the one the
+  // knobs above alone describe, bit for bit). Model layers [0, early_layers) draw their head
+  // types from early_retrieval_fraction / early_streaming_fraction instead (real early layers
+  // are local: no retrieval heads, many streaming ones; Wu et al. 2024, DuoAttention).
+  std::int64_t early_layers = 0;
+  double early_retrieval_fraction = 0.0;
+  double early_streaming_fraction = 0.5;
+  // Share of a retrieval KV head's query heads that target the needles (the first
+  // round(share x group) of the group); the others target a random token like a retrieval head
+  // without needles. 1 = every query head of the group (Wu et al. count query heads).
+  double retrieval_group_share = 1.0;
   double retrieval_logit = 14.0;
   double streaming_logit = 6.0;
   double diffuse_logit = 3.0;

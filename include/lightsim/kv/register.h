@@ -1,4 +1,5 @@
-// Registers the kv module's spec kinds (kv_synthetic) and families (kv_scorer, kv_projection).
+// Registers the kv module's spec kinds (kv_synthetic, kv_measurements) and families (kv_scorer,
+// kv_projection).
 #pragma once
 
 #include "lightsim/core/registry.h"

@@ -36,6 +36,11 @@ std::vector<std::size_t> outlier_channels(const float* data, std::size_t rows, s
 std::size_t tokens_for_mass(std::span<const double> p, double fraction);
 // Mean cosine of consecutive rows; `centered` subtracts the mean row first.
 double adjacent_cosine(const float* data, std::size_t rows, std::size_t dim, bool centered);
+// rank_for_variance of one head's keys on an even subsample of at most max_tokens of them
+// (stride ceil(tokens / max_tokens)): post-RoPE as stored, or pre-RoPE with RoPE undone at
+// `rope_base` (0 when rope_base is 0, i.e. unknown).
+std::size_t key_rank(const HeadView& head, double rope_base, bool pre_rope, double fraction,
+                     std::size_t max_tokens);
 
 struct HeadStats {
   std::size_t layer = 0, kv_head = 0;       // layer = model layer id

@@ -1,0 +1,83 @@
+// KV workloads (docs/kv-data.md): kv_calibrate, a synthetic cache of a profile beside the
+// published real-model statistics of configs/references/kv_measured.yaml.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <ostream>
+
+#include "lightsim/core/config_files.h"
+#include "lightsim/kv/calibration.h"
+#include "lightsim/kv/generator.h"
+#include "lightsim/ops/operation.h"
+#include "lightsim/ops/register.h"
+
+namespace lightsim::ops {
+
+struct KvCalibrateRequest {
+  static constexpr std::string_view kind = "kv_calibrate_request";
+  std::string profile{};
+  std::string measurements = "kv_measured";
+  std::vector<std::int64_t> layers{};
+  static void describe(config::Schema<KvCalibrateRequest>& s) {
+    using R = KvCalibrateRequest;
+    s.help("Request of kv calibrate: one KV profile against the published statistics.");
+    s.field("profile", &R::profile,
+            "KV profile: a configs/kv/ name or a file of kind kv_synthetic (--set addresses it)")
+        .required();
+    s.field("measurements", &R::measurements,
+            "published statistics: a configs/references/ name or a file of kind kv_measurements");
+    s.field("layers", &R::layers,
+            "model layers to generate; empty = layers 0 and 1 and four spread over the rest "
+            "(the middle and the last among them)")
+        .min(0);
+  }
+};
+
+namespace {
+
+constexpr std::size_t kEarlyLayers = 2;  // CalibrationOptions::early_layers
+constexpr std::size_t kBodyLayers = 4;   // layers held beyond the early ones
+
+kv::CalibrationReport evaluate_calibrate(const KvCalibrateRequest& q, Env& env) {
+  const auto profile_file = config::find_named(q.profile, "kv", env.load, "KV profile");
+  std::vector<std::int64_t> layers = q.layers;
+  if (layers.empty()) {
+    const auto first = config::load_spec<kv::KvGeneratorSpec>(profile_file, env.load);
+    layers = kv::calibration_layers(first.model_layers, kEarlyLayers, kBodyLayers);
+  }
+  config::LoadOptions load = env.load;
+  load.assignments.push_back(fmt::format("layers=[{}]", fmt::join(layers, ",")));
+  const auto spec = config::load_spec<kv::KvGeneratorSpec>(profile_file, load);
+  config::LoadOptions roots;
+  roots.config_roots = env.load.config_roots;
+  const auto measurements_file =
+      config::find_named(q.measurements, "references", roots, "reference");
+  const kv::KvMeasurements measurements =
+      kv::load_kv_measurements(measurements_file.string(), roots);
+  env.inputs_read();
+  auto targets = kv::targets_for_profile(measurements, spec.model, measurements_file.string());
+  const kv::KvCache cache = kv::generate_kv_cache(spec, env.ctx);
+  kv::CalibrationOptions options;
+  options.early_layers = kEarlyLayers;
+  kv::CalibrationReport r =
+      kv::calibrate(cache, spec.model, spec.model_layers, std::move(targets), options, env.ctx);
+  r.measurements = measurements_file.string();
+  return r;
+}
+
+}  // namespace
+
+void register_kv_ops(Registry& registry) {
+  add<KvCalibrateRequest, kv::CalibrationReport>(
+      registry,
+      {.info = {.name = "kv_calibrate",
+                .command = {"kv", "calibrate"},
+                .help = "Generate a KV profile's synthetic cache and compare its statistics with "
+                        "the published real-model ones (configs/references/kv_measured.yaml)",
+                .positional = {"profile"}},
+       .evaluate = evaluate_calibrate,
+       .to_json = [](const kv::CalibrationReport& r) { return kv::to_json(r); },
+       .print = [](const kv::CalibrationReport& r, std::ostream& out) { out << kv::to_text(r); }});
+}
+
+}  // namespace lightsim::ops
