@@ -16,12 +16,20 @@ std::size_t idx(CommKind c) {
   return static_cast<std::size_t>(c);
 }
 
-// Achievable roofline time of one kernel (fabric::GpuSpec efficiency curves).
-double kernel(const fabric::GpuSpec& gpu, double flops, double bytes, double peak) {
-  const double c = flops > 0 ? flops / (peak * gpu.gemm_efficiency(flops)) : 0.0;
-  const double m =
-      bytes > 0 ? bytes / (gpu.hbm_bandwidth.si() * gpu.memory_efficiency(bytes)) : 0.0;
-  return std::max(c, m);
+// Time of one kernel: the larger of its compute at the measured (or roofline) efficiency of
+// its class at `size` and `k`, and its HBM traffic at the achievable bandwidth; plus the fixed
+// launch cost. A fused operator (softmax) costs nothing when its attention kernel is measured.
+double kernel(const fabric::KernelEfficiency& eff, double hbm, const Evaluator::OpCoef& op,
+              double flops, double bytes, double size, double k) {
+  if (op.fused && eff.tabled(op.kernel, op.format)) return 0.0;
+  double c = 0;
+  if (flops > 0) {
+    const double e =
+        op.tabled ? eff.compute(op.kernel, op.format, size, k, true, flops) : eff.roofline(flops);
+    c = flops / (op.peak * e);
+  }
+  const double m = bytes > 0 ? bytes / (hbm * eff.memory(bytes)) : 0.0;
+  return std::max(c, m) + eff.launch_overhead();
 }
 
 // Ulysses degree of a CP algorithm: the part of CP done by head all-to-all.
@@ -80,9 +88,9 @@ fabric::CollectiveResult Evaluator::expert_all_to_all(std::int64_t ep, double to
 
 // Per-microbatch cost of one layer kind on one GPU; `x` = sequences per micro-batch per
 // attention group. Adds compute and communication (times `scale`) to `r`; returns seconds.
-double Evaluator::layer_time(const LayerKind& kind, const Plan& p, double x, Result& r,
+double Evaluator::layer_time(const LayerKind& kind, const Plan& p, double x, double fill, Result& r,
                              double scale) const {
-  const fabric::GpuSpec& gpu = topology_.gpu;
+  const double hbm = topology_.gpu.hbm_bandwidth.si();
   const double S = static_cast<double>(scenario_.sequence_length);
   const double h = static_cast<double>(model_.hidden);
   const double H = static_cast<double>(model_.attention.heads);
@@ -116,12 +124,32 @@ double Evaluator::layer_time(const LayerKind& kind, const Plan& p, double x, Res
         s = {tp * kv_div, tp};
         break;
       case Role::experts:
-        s = {static_cast<double>(p.edp) / (adp * share), E / slots};
+        s = {static_cast<double>(p.edp) / (adp * share * fill), E / slots};
         break;
     }
     const double seqs = x / s.seq / parts;
-    const double time = parts * kernel(gpu, op.flops_fixed + op.flops_seq * seqs,
-                                       op.weight_bytes / s.weight + op.bytes_seq * seqs, op.peak);
+    // The kernel's size as its table counts it: GEMM rows of the rank (TP splits N or K, not
+    // M), tokens per local expert, or the attention block length (the ring's block under
+    // ring CP, the whole sequence under Ulysses).
+    double size = 0, k = op.k_dim;
+    switch (op.role) {
+      case Role::replicated:
+      case Role::sharded:
+        size = x / parts * op.m_seq / cp;
+        if (op.k_split) k /= tp;
+        break;
+      case Role::core:
+        size = S * static_cast<double>(u) / cp;
+        break;
+      case Role::kv_up:
+        size = x / parts * op.m_seq / kv_div;
+        break;
+      case Role::experts:
+        size = seqs * op.m_seq / slots;
+        break;
+    }
+    const double time = parts * kernel(kernels_, hbm, op, op.flops_fixed + op.flops_seq * seqs,
+                                       op.weight_bytes / s.weight + op.bytes_seq * seqs, size, k);
     t[idx(op.cls)] += time;
     if (op.role == Role::kv_up) kv_up += time;
   }
@@ -204,7 +232,9 @@ double Evaluator::layer_time(const LayerKind& kind, const Plan& p, double x, Res
   if (kind.moe && p.ep > 1) {
     const double k = static_cast<double>(model_.moe.experts_per_token);
     const double tokens_gpu = x * S / (cp * tp);
-    const double skew = std::max(1.0, share * ep);
+    // Each GPU sends its own (fullest-group) tokens; the most loaded rank receives its share
+    // of the requests that exist.
+    const double skew = std::max(1.0, share * ep * fill);
     const auto dc = expert_all_to_all(p.ep, tokens_gpu * skew, k, dispatch_bytes_);
     const auto cc = expert_all_to_all(p.ep, tokens_gpu * skew, k, act_bytes_);
     const double total = dc.time + cc.time;
