@@ -26,6 +26,7 @@ CASES = [
     ("prism_timeline", ["scaled", "--drift-duration", "1 s"],
      {"accelerator": "scaled", "drift_duration": "1 s"}, []),
     ("fabric_show", ["gb200_nvl72"], {"fabric": "gb200_nvl72"}, []),
+    ("fabric_kernels", ["h800"], {"gpu": "h800"}, []),
     ("fabric_collective",
      ["--fabric", "dgx_h100", "--op", "all-to-all", "--gpus", "8", "--bytes", "64MiB"],
      {"fabric": "dgx_h100", "op": "all-to-all", "gpus": 8, "bytes": "64MiB"}, []),
