@@ -96,6 +96,7 @@ void StudySeedReference::describe(config::Schema<StudySeedReference>& s) {
 
 void Measurement::describe(config::Schema<Measurement>& s) {
   s.help("A published measurement of a deployed prefill system, used to validate the model.");
+  s.field("id", &Measurement::id, "unique name of the row (default: the scenario's name)");
   s.field("scenario", &Measurement::scenario,
           "configs/scenarios/ name restating the measured deployment")
       .required();
@@ -109,6 +110,10 @@ void Measurement::describe(config::Schema<Measurement>& s) {
       .required();
   s.field("source", &Measurement::source, "where the figure is published").required();
   s.field("text", &Measurement::text, "how the figure is read from the source");
+  s.field("fitted", &Measurement::fitted,
+          "true when the figure was used to fit a parameter: then it is excluded from the "
+          "validation error")
+      .required();
 }
 
 void MeasurementReference::describe(config::Schema<MeasurementReference>& s) {
@@ -116,6 +121,14 @@ void MeasurementReference::describe(config::Schema<MeasurementReference>& s) {
       "Published measurements of deployed prefill systems (not seed figures): the copper "
       "model is validated against them, never fitted to them.");
   s.field("measurements", &MeasurementReference::measurements, "the measurements").min_items(1);
+  s.rule([](const MeasurementReference& r) -> std::optional<std::string> {
+    for (std::size_t i = 0; i < r.measurements.size(); ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (r.measurements[i].name() == r.measurements[j].name())
+          return fmt::format("measurements[{}] repeats the id '{}' of measurements[{}]", i,
+                             r.measurements[i].name(), j);
+    return std::nullopt;
+  });
 }
 
 ScenarioSpec load_scenario(const std::string& name_or_file, const config::LoadOptions& options) {

@@ -60,13 +60,25 @@ class SystemStudies(CliTest):
         # The copper model against DeepSeek's published H800 figure: a table, not a claim,
         # with the measured figure read from configs/references/prefill_measured.yaml.
         cols = [c["name"] for c in tables["validation"]["columns"]]
-        (v,) = [dict(zip(cols, row)) for row in tables["validation"]["rows"]]
+        rows = {r["id"]: r for r in (dict(zip(cols, row)) for row in tables["validation"]["rows"])}
+        v = rows["deepseek_h800"]
         self.assertEqual((v["scenario"], v["gpus"], v["note"]), ("deepseek_h800", 32, ""))
         self.assertEqual(v["measured_tokens_per_s_per_gpu"], 7800)
         self.assertGreater(v["ours_tokens_per_s_per_gpu"], 0)
         self.assertAlmostEqual(v["error"], v["ours_tokens_per_s_per_gpu"] / 7800 - 1, places=9)
         self.assertAlmostEqual(v["compute_share"] + v["exposed_share"], 1.0, delta=0.05)
+        self.assertTrue(v["kernel_efficiency"].startswith("kernel table 'h800'"))
         self.assertNotIn("deepseek", " ".join(c["id"] for c in result["claims"]))
+        # Every measurement of the file is a row; the summary is over the rows not fitted.
+        self.assertGreaterEqual(len(rows), 5)
+        free = sorted(abs(r["error"]) for r in rows.values() if r["fitted"] == "no")
+        scols = [c["name"] for c in tables["validation_summary"]["columns"]]
+        (summary,) = [dict(zip(scols, row)) for row in tables["validation_summary"]["rows"]]
+        self.assertEqual(summary["rows"], len(free))
+        self.assertAlmostEqual(summary["worst_abs_error"], free[-1], places=12)
+        n = len(free)
+        median = free[n // 2] if n % 2 else (free[n // 2 - 1] + free[n // 2]) / 2
+        self.assertAlmostEqual(summary["median_abs_error"], median, places=12)
 
     def test_prefill_validation_unknown_is_config_error(self):
         r = run("study", "run", "prefill", "--quick", "--out", self.tmp / "v",

@@ -78,12 +78,16 @@ struct StudySeedReference {
 // validated against it (docs/prefill.md, "Validation against measured prefill").
 struct Measurement {
   static constexpr std::string_view kind = "prefill_measurement";
+  std::string id;        // unique name of the row (default: the scenario's)
   std::string scenario;  // configs/scenarios/ name restating the deployment
   std::string plan;      // the deployed plan, "TP=1,CP=1,EP=32,DP=1"
   std::int64_t gpus = 0;
   double tokens_per_s_per_gpu = 0;  // computed (not cache-hit) prefill tokens/s per GPU
   std::string source;               // where the figure is published
   std::string text;                 // how the figure is read from the source
+  // Used to fit a kernel table or other parameter: excluded from the validation error.
+  bool fitted = false;
+  const std::string& name() const { return id.empty() ? scenario : id; }
   static void describe(config::Schema<Measurement>& s);
 };
 
