@@ -4,7 +4,7 @@ import csv
 import json
 import unittest
 
-from clitest import CliTest, run
+from clitest import SOURCE, CliTest, run
 
 SYSTEM_STUDIES = ("prefill", "prism", "thermal")
 VERDICTS = {"holds", "holds under conditions", "does not hold", "not comparable"}
@@ -79,6 +79,25 @@ class SystemStudies(CliTest):
         n = len(free)
         median = free[n // 2] if n % 2 else (free[n // 2 - 1] + free[n // 2]) / 2
         self.assertAlmostEqual(summary["median_abs_error"], median, places=12)
+
+    def test_prefill_validation_summary_excludes_fitted_rows(self):
+        text = (SOURCE / "configs/references/prefill_measured.yaml").read_text()
+        self.assertIn("fitted: false", text)
+        self.write("root/references/prefill_measured.yaml",
+                   text.replace("fitted: false", "fitted: true", 1))  # the first row
+        out = self.tmp / "fit"
+        r = run("--config-path", self.tmp / "root", "study", "run", "prefill", "--quick",
+                "--out", out, "--quiet", "--set", "scenarios=[seed_8k]", timeout=300)
+        self.assertExit(r, 0)
+        tables = {t["name"]: t for t in json.loads((out / "prefill.json").read_text())["tables"]}
+        cols = [c["name"] for c in tables["validation"]["columns"]]
+        rows = [dict(zip(cols, row)) for row in tables["validation"]["rows"]]
+        self.assertEqual(rows[0]["fitted"], "yes")
+        scols = [c["name"] for c in tables["validation_summary"]["columns"]]
+        (summary,) = [dict(zip(scols, row)) for row in tables["validation_summary"]["rows"]]
+        self.assertEqual(summary["rows"], len(rows) - 1)
+        free = sorted(abs(r["error"]) for r in rows[1:])
+        self.assertAlmostEqual(summary["worst_abs_error"], free[-1], places=12)
 
     def test_prefill_validation_unknown_is_config_error(self):
         r = run("study", "run", "prefill", "--quick", "--out", self.tmp / "v",
