@@ -21,6 +21,10 @@ void GpuSpec::describe(config::Schema<GpuSpec>& s) {
       .positive();
   s.field("nic_bandwidth", &GpuSpec::nic_bandwidth, "scale-out NIC bandwidth per GPU per direction")
       .positive();
+  s.field("sm_count", &GpuSpec::sm_count,
+          "streaming multiprocessors (cite the source in the file); 0: unknown, then "
+          "communication kernels take no SMs from compute")
+      .range(std::int64_t{0}, std::int64_t{4096});
   s.field("kernels", &GpuSpec::kernels,
           "measured kernel efficiency table (configs/kernels/); unset: the roofline ceiling "
           "gemm_efficiency_max / memory_efficiency_max");

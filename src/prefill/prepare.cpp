@@ -138,6 +138,12 @@ Evaluator::Evaluator(const ScenarioSpec& scenario, const model::Transformer& mod
   act_bytes_ = 2.0;  // TP all-reduce, combine and pipeline sends in BF16 (docs/prefill.md)
   dispatch_bytes_ = model::bytes_per_value(dt.activations);
   kv_bytes_ = model::bytes_per_value(dt.kv_cache);
+  LIGHTSIM_CHECK_AS(ConfigError, gpu.sm_count == 0 || scenario.ep_comm_sms <= gpu.sm_count,
+                    "scenario '{}': ep_comm_sms = {} exceeds the sm_count = {} of gpu '{}'",
+                    scenario.name, scenario.ep_comm_sms, gpu.sm_count, gpu.name);
+  comm_sm_share_ = gpu.sm_count > 0 ? static_cast<double>(scenario.ep_comm_sms) /
+                                          static_cast<double>(gpu.sm_count)
+                                    : 0.0;
   kv_values_ = static_cast<double>(model::kv_values_per_token_per_layer(model));
   expert_params_ = 3.0 * static_cast<double>(model.hidden * model.moe.expert_intermediate);
   const model::ParameterCount params = model::count_parameters(model);

@@ -55,6 +55,10 @@ void ScenarioSpec::describe(config::Schema<ScenarioSpec>& s) {
           "ring context-parallel steps overlap attention compute");
   s.field("two_microbatch_overlap", &ScenarioSpec::two_microbatch_overlap,
           "expert all-to-all of one micro-batch overlaps compute of the other (DeepSeek)");
+  s.field("ep_comm_sms", &ScenarioSpec::ep_comm_sms,
+          "SMs the expert all-to-all kernels hold while they run (DeepEP normal mode, default "
+          "20); compute beside them runs on the GPU's other SMs")
+      .range(std::int64_t{0}, std::int64_t{4096});
   s.field("hbm_usable_fraction", &ScenarioSpec::hbm_usable_fraction,
           "share of HBM available to weights, KV cache, activations and buffers")
       .range(0.1, 1.0);

@@ -4,6 +4,7 @@
 
 #include "lightsim/fabric/collective.h"
 #include "lightsim/prefill/evaluate.h"
+#include "lightsim/prefill/overlap.h"
 
 namespace lightsim::prefill {
 namespace {
@@ -228,24 +229,39 @@ double Evaluator::layer_time(const LayerKind& kind, const Plan& p, double x, dou
   }
 
   // Expert parallelism: dispatch (activation format) and combine (BF16) all-to-all; the most
-  // loaded rank receives share x EP times the mean, which sets the all-to-all time.
+  // loaded rank receives share x EP times the mean, which sets the all-to-all time. Without
+  // two-micro-batch overlap both are exposed.
   if (kind.moe && p.ep > 1) {
     const double k = static_cast<double>(model_.moe.experts_per_token);
     const double tokens_gpu = x * S / (cp * tp);
     // Each GPU sends its own (fullest-group) tokens; the most loaded rank receives its share
     // of the requests that exist.
     const double skew = std::max(1.0, share * ep * fill);
-    const auto dc = expert_all_to_all(p.ep, tokens_gpu * skew, k, dispatch_bytes_);
-    const auto cc = expert_all_to_all(p.ep, tokens_gpu * skew, k, act_bytes_);
-    const double total = dc.time + cc.time;
-    double ep_exposed = total;
-    // Two-micro-batch overlap: one micro-batch's all-to-all runs under the other's compute
-    // (DeepSeek-V3 prefill); the steady-state layer takes max(compute, communication).
-    if (tbo) ep_exposed = std::max(0.0, total - (compute - ring_hidden));
-    const double f = total > 0 ? ep_exposed / total : 0.0;
-    add(CommKind::ep_dispatch, dc, dc.time, f * dc.time);
-    add(CommKind::ep_combine, cc, cc.time, f * cc.time);
-    exposed += ep_exposed;
+    if (tbo) {
+      // Two-micro-batch overlap: each half's all-to-all runs beside the other half's compute
+      // in the four-stage schedule of overlap.h, holding its SMs while it runs. The ring's
+      // hidden time is taken from the attention beside which the dispatch would run, so a
+      // link is not counted twice.
+      const auto dc = expert_all_to_all(p.ep, tokens_gpu * skew / 2, k, dispatch_bytes_);
+      const auto cc = expert_all_to_all(p.ep, tokens_gpu * skew / 2, k, act_bytes_);
+      TwoBatchLayer l;
+      l.shared = t[idx(ComputeClass::shared_experts)] / 2;
+      l.experts = t[idx(ComputeClass::routed_experts)] / 2;
+      l.attention = std::max(0.0, (compute - ring_hidden) / 2 - l.shared - l.experts);
+      l.dispatch = dc.time;
+      l.combine = cc.time;
+      l.sm_share = comm_sm_share_;
+      const TwoBatchTime o = two_batch_layer_time(l);
+      add(CommKind::ep_dispatch, dc, 2 * dc.time, o.exposed_dispatch);
+      add(CommKind::ep_combine, cc, 2 * cc.time, o.exposed_combine);
+      exposed += o.exposed_dispatch + o.exposed_combine;
+    } else {
+      const auto dc = expert_all_to_all(p.ep, tokens_gpu * skew, k, dispatch_bytes_);
+      const auto cc = expert_all_to_all(p.ep, tokens_gpu * skew, k, act_bytes_);
+      add(CommKind::ep_dispatch, dc, dc.time, dc.time);
+      add(CommKind::ep_combine, cc, cc.time, cc.time);
+      exposed += dc.time + cc.time;
+    }
   }
   return compute + exposed;
 }

@@ -2,6 +2,8 @@
 // fraction of peak real kernels achieve (docs/fabric.md, "GPU presets").
 #pragma once
 
+#include <cstdint>
+
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,6 +28,9 @@ struct GpuSpec {
   DataSize hbm_capacity = DataSize::si(80e9);
   Bandwidth scale_up_bandwidth = Bandwidth::si(450e9);  // NVLink-class, per direction
   Bandwidth nic_bandwidth = Bandwidth::si(50e9);        // scale-out NIC, per direction
+  // Streaming multiprocessors (0: unknown). Communication kernels that run on SMs take their
+  // share of them from compute while they run (docs/prefill.md, two-micro-batch overlap).
+  std::int64_t sm_count = 0;
   // Measured kernel efficiencies (configs/kernels/); unset: the roofline ceiling below.
   std::optional<config::Ref<KernelTableSpec>> kernels;
   // Roofline ceiling, used where no kernel table applies: eff(x) = eff_max x / (x + x_half)

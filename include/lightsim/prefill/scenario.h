@@ -45,8 +45,11 @@ struct ScenarioSpec {
   std::int64_t sequence_length = 8192;  // tokens per request (prompt length)
   std::int64_t requests = 1;            // requests prefilled together (the batch)
   RoutingSpec routing;
-  bool ring_overlap = true;              // ring CP steps overlap attention compute
-  bool two_microbatch_overlap = true;    // expert all-to-all overlaps the other micro-batch
+  bool ring_overlap = true;            // ring CP steps overlap attention compute
+  bool two_microbatch_overlap = true;  // expert all-to-all overlaps the other micro-batch
+  // SMs the expert all-to-all kernels hold while they run (DeepEP normal mode; its default
+  // Buffer.num_sms = 20). Compute beside them runs on the rest (docs/prefill.md).
+  std::int64_t ep_comm_sms = 20;
   double hbm_usable_fraction = 0.9;      // HBM left after runtime, workspace, fragmentation
   std::vector<std::string> fabrics;      // configs/fabrics/ names; the first is the baseline
   std::vector<std::int64_t> gpu_counts;  // GPU counts studied
