@@ -21,8 +21,15 @@ void GpuSpec::describe(config::Schema<GpuSpec>& s) {
       .positive();
   s.field("nic_bandwidth", &GpuSpec::nic_bandwidth, "scale-out NIC bandwidth per GPU per direction")
       .positive();
+  s.field("sm_count", &GpuSpec::sm_count,
+          "streaming multiprocessors (cite the source in the file); 0: unknown, then "
+          "communication kernels take no SMs from compute")
+      .range(std::int64_t{0}, std::int64_t{4096});
+  s.field("kernels", &GpuSpec::kernels,
+          "measured kernel efficiency table (configs/kernels/); unset: the roofline ceiling "
+          "gemm_efficiency_max / memory_efficiency_max");
   s.field("gemm_efficiency_max", &GpuSpec::gemm_efficiency_max,
-          "fraction of peak a large GEMM achieves")
+          "fraction of peak a large GEMM achieves where no kernel table applies")
       .range(0.01, 1.0);
   s.field("gemm_half_work", &GpuSpec::gemm_half_work, "GEMM size at which half of that is reached")
       .positive();

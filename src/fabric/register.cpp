@@ -7,6 +7,7 @@ namespace lightsim::fabric {
 
 void register_all(Registry& registry) {
   registry.add_spec<GpuSpec>();
+  registry.add_spec<KernelTableSpec>();
   registry.add_spec<FabricSpec>();
   registry.add_spec<SeedPrefillReference>();
 }

@@ -173,7 +173,11 @@ void read_gqa(FieldReader& r, Transformer& m, bool qkv_bias, bool qk_norm) {
     LIGHTSIM_THROW(ConfigError,
                    "num_attention_heads {} is not a multiple of num_key_value_heads {}", a.heads,
                    a.kv_heads);
-  a.qkv_bias = qkv_bias || r.boolean_or("attention_bias", false);
+  // attention_bias (Llama, Qwen3) puts a bias on q, k, v AND o; only Qwen2's q, k, v biases
+  // (implied by the family, qkv_bias) are modelled.
+  r.require_value("attention_bias", "false",
+                  "a bias on the q, k, v and o projections is not modelled yet");
+  a.qkv_bias = qkv_bias;
   a.qk_norm = qk_norm;
 }
 
@@ -188,6 +192,7 @@ void read_dense_family(FieldReader& r, Transformer& m, bool qkv_bias) {
   read_common(r, m);
   m.dense_intermediate = r.integer("intermediate_size");
   read_gqa(r, m, qkv_bias, false);
+  r.require_value("mlp_bias", "false", "a bias on the FFN projections is not modelled yet");
   if (r.boolean_or("use_sliding_window", false))
     r.fail(*r.get("use_sliding_window"), "use_sliding_window", "sliding windows are not modelled");
   m.layers.assign(static_cast<std::size_t>(r.integer("num_hidden_layers")), LayerShape{});

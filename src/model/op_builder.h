@@ -22,6 +22,9 @@ class OpBuilder {
               double weight_copies = 1.0, double in_bytes = -1.0) {
     Operator op{std::move(name), std::move(output), OpClass::matmul};
     op.flops = 2.0 * m * k * n;
+    op.m = m;
+    op.k = k;
+    op.n = n;
     op.weight_bytes = weight_copies * k * n * w_;
     op.bytes_read = m * k * (in_bytes < 0 ? a_ : in_bytes) + op.weight_bytes;
     op.bytes_written = m * n * a_;

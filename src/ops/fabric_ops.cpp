@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <array>
 #include <cmath>
 #include <ostream>
 #include <vector>
@@ -244,6 +245,95 @@ void print_collective(const CollectiveResult& r, std::ostream& out) {
                j["algorithm"].get<std::string>(), j["bounding_tier"].get<std::string>());
 }
 
+struct KernelsRequest {
+  static constexpr std::string_view kind = "fabric_kernels_request";
+  std::string gpu{};
+  static void describe(config::Schema<KernelsRequest>& s) {
+    s.help("Request of fabric kernels: one GPU.");
+    s.field("gpu", &KernelsRequest::gpu, "GPU name (configs/gpus/) or YAML file").required();
+  }
+};
+
+struct KernelsResult {
+  fabric::GpuSpec gpu{};
+};
+
+KernelsResult evaluate_kernels(const KernelsRequest& q, Env& env) {
+  KernelsResult r{.gpu = config::load_spec<fabric::GpuSpec>(
+                      config::find_named(q.gpu, "gpus", env.load, "gpu"), env.load)};
+  env.inputs_read();
+  return r;
+}
+
+// The sections of a kernel table, in print order: key, what `sizes` counts.
+constexpr std::array<std::pair<const char*, const char*>, 3> kSections = {
+    {{"gemm", "M rows"}, {"grouped_gemm", "tokens/expert"}, {"attention", "sequence"}}};
+
+const std::vector<fabric::EfficiencyCurveSpec>& section(const fabric::KernelTableSpec& t,
+                                                        std::size_t i) {
+  return i == 0 ? t.gemm : i == 1 ? t.grouped_gemm : t.attention;
+}
+
+Json kernels_json(const KernelsResult& r) {
+  const fabric::KernelEfficiency eff(r.gpu);
+  Json j = {{"gpu", r.gpu.name}, {"kernel_efficiency", eff.describe()}};
+  if (!r.gpu.kernels) {
+    j["table"] = nullptr;
+    j["roofline"] = {{"gemm_efficiency_max", r.gpu.gemm_efficiency_max},
+                     {"memory_efficiency_max", r.gpu.memory_efficiency_max}};
+    return j;
+  }
+  const fabric::KernelTableSpec& t = r.gpu.kernels->get();
+  Json table = {{"name", r.gpu.kernels->name()}, {"title", t.name}};
+  for (std::size_t i = 0; i < kSections.size(); ++i) {
+    Json curves = Json::array();
+    for (const auto& c : section(t, i)) {
+      Json jc = {{"format", c.format},
+                 {"sizes", c.sizes},
+                 {"efficiency", c.efficiency},
+                 {"source", c.source}};
+      if (i < 2) jc["k"] = c.k;
+      if (i == 2) jc["causal"] = c.causal;
+      curves.push_back(std::move(jc));
+    }
+    table[kSections[i].first] = std::move(curves);
+  }
+  table["memory_efficiency_max"] = t.memory_efficiency_max;
+  table["memory_half_bytes"] = t.memory_half_bytes.si();
+  table["memory_source"] = t.memory_source;
+  table["launch_overhead_s"] = t.launch_overhead.si();
+  table["launch_source"] = t.launch_source;
+  j["table"] = std::move(table);
+  return j;
+}
+
+void print_kernels(const KernelsResult& r, std::ostream& out) {
+  const fabric::KernelEfficiency eff(r.gpu);
+  fmt::print(out, "{}: {}\n", r.gpu.name, eff.describe());
+  if (!r.gpu.kernels) return;
+  const fabric::KernelTableSpec& t = r.gpu.kernels->get();
+  for (std::size_t i = 0; i < kSections.size(); ++i) {
+    if (section(t, i).empty()) {
+      fmt::print(out, "\n{}: no curves (roofline ceiling)\n", kSections[i].first);
+      continue;
+    }
+    fmt::print(out, "\n{} (fraction of the format's dense peak by {}):\n", kSections[i].first,
+               kSections[i].second);
+    for (const auto& c : section(t, i)) {
+      const std::string key =
+          i < 2 ? fmt::format("K={}", c.k) : std::string(c.causal ? "causal" : "no mask");
+      fmt::print(out, "  {:<5} {:<9}", c.format, key);
+      for (std::size_t p = 0; p < c.sizes.size(); ++p)
+        fmt::print(out, " {:g}:{:.3f}", c.sizes[p], c.efficiency[p]);
+      fmt::print(out, "\n        source: {}\n", c.source);
+    }
+  }
+  fmt::print(out, "\nmemory-bound: {:.2f} of HBM at large sizes, half at {:g} MB ({})\n",
+             t.memory_efficiency_max, t.memory_half_bytes.si() / 1e6, t.memory_source);
+  fmt::print(out, "launch overhead: {:g} us per kernel ({})\n", t.launch_overhead.si() * 1e6,
+             t.launch_source);
+}
+
 }  // namespace
 
 void register_fabric_ops(Registry& registry) {
@@ -255,6 +345,14 @@ void register_fabric_ops(Registry& registry) {
                  .evaluate = evaluate_show,
                  .to_json = show_json,
                  .print = print_show});
+  add<KernelsRequest, KernelsResult>(
+      registry, {.info = {.name = "fabric_kernels",
+                          .command = {"fabric", "kernels"},
+                          .help = "Measured kernel efficiency tables of a GPU, with sources",
+                          .positional = {"gpu"}},
+                 .evaluate = evaluate_kernels,
+                 .to_json = kernels_json,
+                 .print = print_kernels});
   add<CollectiveRequest, CollectiveResult>(
       registry,
       {.info = {.name = "fabric_collective",

@@ -152,6 +152,10 @@ Result Evaluator::evaluate(const Plan& p) const {
   const std::int64_t waves = ceil_div(per_group, b);
   b = ceil_div(per_group, waves);  // even waves
   const double bd = static_cast<double>(b);
+  // Requests that do not fill every group of every wave: the fullest group sets the attention
+  // time, but the experts (shared by the stage's groups) see only the requests that exist.
+  const double occupied =
+      static_cast<double>(per_instance) / static_cast<double>(waves * b * p.attention_dp());
   r.sequences_per_group = b;
   r.waves = waves;
   r.memory = worst1;
@@ -165,13 +169,14 @@ Result Evaluator::evaluate(const Plan& p) const {
   std::array<double, kMaxKinds> kind_time{};
   for (std::size_t k = 0; k < kinds_.size(); ++k) {
     per_kind[k].tier.fill(-1);
-    kind_time[k] = layer_time(kinds_[k], p, x, per_kind[k], 1.0);
+    kind_time[k] = layer_time(kinds_[k], p, x, occupied, per_kind[k], 1.0);
   }
   Result edge;
   edge.tier.fill(-1);
   const double embed_time =
-      layer_time(embedding_, Plan{p.tp, p.cp, p.tp * p.cp, 1, 1}, x, edge, 0.0);
-  const double head_time = layer_time(head_, Plan{p.tp, p.cp, p.tp * p.cp, 1, 1}, x, edge, 0.0);
+      layer_time(embedding_, Plan{p.tp, p.cp, p.tp * p.cp, 1, 1}, x, 1.0, edge, 0.0);
+  const double head_time =
+      layer_time(head_, Plan{p.tp, p.cp, p.tp * p.cp, 1, 1}, x, 1.0, edge, 0.0);
 
   double sum_stages = 0, max_stage = -1;
   std::int64_t bottleneck = 0;

@@ -66,9 +66,14 @@ std::pair<Role, ComputeClass> classify(const model::Operator& op, bool head_or_e
   return {Role::replicated, ComputeClass::elementwise};
 }
 
+// Kernel formats of an operator's peaks (fabric::format_index of each).
+struct Formats {
+  double matmul_peak = 0, attention_peak = 0, other_peak = 0;
+  std::size_t matmul = 0, attention = 0;
+};
+
 std::vector<Evaluator::OpCoef> coefficients(const model::OpGroup& one, const model::OpGroup& two,
-                                            bool head_or_embedding, double matmul_peak,
-                                            double attention_peak, double other_peak) {
+                                            bool head_or_embedding, const Formats& f) {
   std::vector<Evaluator::OpCoef> out;
   for (std::size_t i = 0; i < one.ops.size(); ++i) {
     const model::Operator &a = one.ops[i], &b = two.ops[i];
@@ -80,9 +85,24 @@ std::vector<Evaluator::OpCoef> coefficients(const model::OpGroup& one, const mod
     c.bytes_seq = (b.bytes_read + b.bytes_written - b.weight_bytes) -
                   (a.bytes_read + a.bytes_written - a.weight_bytes);
     c.out_bytes_seq = b.bytes_written - a.bytes_written;
-    c.peak = a.op_class == model::OpClass::matmul      ? matmul_peak
-             : a.op_class == model::OpClass::attention ? attention_peak
-                                                       : other_peak;
+    c.peak = a.op_class == model::OpClass::matmul      ? f.matmul_peak
+             : a.op_class == model::OpClass::attention ? f.attention_peak
+                                                       : f.other_peak;
+    if (a.op_class == model::OpClass::matmul) {
+      c.tabled = true;
+      c.kernel =
+          c.role == Role::experts ? fabric::KernelClass::grouped_gemm : fabric::KernelClass::gemm;
+      c.format = f.matmul;
+      c.m_seq = b.m - a.m;  // rows per sequence (linear in the sequences, like the FLOPs)
+      c.k_dim = a.k;
+      // Row-parallel matmuls split K over TP; the others split N (Megatron-LM layout).
+      c.k_split = a.name == "o_proj" || a.name == "down" || a.name == "shared_down";
+    } else if (a.op_class == model::OpClass::attention) {
+      c.tabled = true;
+      c.kernel = fabric::KernelClass::attention;
+      c.format = f.attention;
+      c.fused = a.name == "softmax";
+    }
     out.push_back(c);
   }
   return out;
@@ -100,7 +120,7 @@ std::vector<std::int64_t> divisors(std::int64_t n) {
 
 Evaluator::Evaluator(const ScenarioSpec& scenario, const model::Transformer& model,
                      const fabric::Topology& topology, std::int64_t max_gpus)
-    : scenario_(scenario), model_(model), topology_(topology) {
+    : scenario_(scenario), model_(model), topology_(topology), kernels_(topology.gpu) {
   LIGHTSIM_CHECK_AS(ConfigError, max_gpus >= 1, "max_gpus must be >= 1 (got {})", max_gpus);
   const fabric::GpuSpec& gpu = topology.gpu;
   const model::DTypePolicy& dt = scenario.dtypes;
@@ -109,11 +129,21 @@ Evaluator::Evaluator(const ScenarioSpec& scenario, const model::Transformer& mod
                                ? std::string(model::dtype_name(dt.kv_cache))
                                : scenario.attention_dtype;
   matmul_peak_ = gpu.peak(act).si();
-  const double attention_peak = gpu.peak(attn).si();
-  const double other_peak = gpu.peak("bf16").si();
+  Formats formats;
+  formats.matmul_peak = matmul_peak_;
+  formats.attention_peak = gpu.peak(attn).si();
+  formats.other_peak = gpu.peak("bf16").si();
+  formats.matmul = fabric::format_index(act);
+  formats.attention = fabric::format_index(attn);
   act_bytes_ = 2.0;  // TP all-reduce, combine and pipeline sends in BF16 (docs/prefill.md)
   dispatch_bytes_ = model::bytes_per_value(dt.activations);
   kv_bytes_ = model::bytes_per_value(dt.kv_cache);
+  LIGHTSIM_CHECK_AS(ConfigError, gpu.sm_count == 0 || scenario.ep_comm_sms <= gpu.sm_count,
+                    "scenario '{}': ep_comm_sms = {} exceeds the sm_count = {} of gpu '{}'",
+                    scenario.name, scenario.ep_comm_sms, gpu.sm_count, gpu.name);
+  comm_sm_share_ = gpu.sm_count > 0 ? static_cast<double>(scenario.ep_comm_sms) /
+                                          static_cast<double>(gpu.sm_count)
+                                    : 0.0;
   kv_values_ = static_cast<double>(model::kv_values_per_token_per_layer(model));
   expert_params_ = 3.0 * static_cast<double>(model.hidden * model.moe.expert_intermediate);
   const model::ParameterCount params = model::count_parameters(model);
@@ -130,7 +160,7 @@ Evaluator::Evaluator(const ScenarioSpec& scenario, const model::Transformer& mod
   for (std::size_t g = 0; g < one.groups.size(); ++g) {
     const model::OpGroup& a = one.groups[g];
     const bool edge = a.layers.empty();
-    auto ops = coefficients(a, two.groups[g], edge, matmul_peak_, attention_peak, other_peak);
+    auto ops = coefficients(a, two.groups[g], edge, formats);
     if (edge) {
       LayerKind& e = g == 0 ? embedding_ : head_;
       e.ops = std::move(ops);

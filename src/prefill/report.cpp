@@ -37,6 +37,7 @@ Json result_json(const Result& r, const fabric::Topology& t) {
         {"hidden_s", r.comm[c] - r.exposed[c]},
         {"tier", tier >= 0 ? t.tiers[static_cast<std::size_t>(tier)].name : std::string()}};
   }
+  j["kernel_efficiency"] = fabric::KernelEfficiency(t.gpu).describe();
   j["ttft_s"] = r.ttft_s;
   j["latency_s"] = r.latency_s;
   j["tokens_per_s_per_gpu"] = r.tokens_per_s_per_gpu;

@@ -55,6 +55,10 @@ void ScenarioSpec::describe(config::Schema<ScenarioSpec>& s) {
           "ring context-parallel steps overlap attention compute");
   s.field("two_microbatch_overlap", &ScenarioSpec::two_microbatch_overlap,
           "expert all-to-all of one micro-batch overlaps compute of the other (DeepSeek)");
+  s.field("ep_comm_sms", &ScenarioSpec::ep_comm_sms,
+          "SMs the expert all-to-all kernels hold while they run (DeepEP normal mode, default "
+          "20); compute beside them runs on the GPU's other SMs")
+      .range(std::int64_t{0}, std::int64_t{4096});
   s.field("hbm_usable_fraction", &ScenarioSpec::hbm_usable_fraction,
           "share of HBM available to weights, KV cache, activations and buffers")
       .range(0.1, 1.0);
@@ -96,6 +100,7 @@ void StudySeedReference::describe(config::Schema<StudySeedReference>& s) {
 
 void Measurement::describe(config::Schema<Measurement>& s) {
   s.help("A published measurement of a deployed prefill system, used to validate the model.");
+  s.field("id", &Measurement::id, "unique name of the row (default: the scenario's name)");
   s.field("scenario", &Measurement::scenario,
           "configs/scenarios/ name restating the measured deployment")
       .required();
@@ -109,6 +114,10 @@ void Measurement::describe(config::Schema<Measurement>& s) {
       .required();
   s.field("source", &Measurement::source, "where the figure is published").required();
   s.field("text", &Measurement::text, "how the figure is read from the source");
+  s.field("fitted", &Measurement::fitted,
+          "true when the figure was used to fit a parameter: then it is excluded from the "
+          "validation error")
+      .required();
 }
 
 void MeasurementReference::describe(config::Schema<MeasurementReference>& s) {
@@ -116,6 +125,14 @@ void MeasurementReference::describe(config::Schema<MeasurementReference>& s) {
       "Published measurements of deployed prefill systems (not seed figures): the copper "
       "model is validated against them, never fitted to them.");
   s.field("measurements", &MeasurementReference::measurements, "the measurements").min_items(1);
+  s.rule([](const MeasurementReference& r) -> std::optional<std::string> {
+    for (std::size_t i = 0; i < r.measurements.size(); ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (r.measurements[i].name() == r.measurements[j].name())
+          return fmt::format("measurements[{}] repeats the id '{}' of measurements[{}]", i,
+                             r.measurements[i].name(), j);
+    return std::nullopt;
+  });
 }
 
 ScenarioSpec load_scenario(const std::string& name_or_file, const config::LoadOptions& options) {

@@ -4,6 +4,7 @@
 
 #include "lightsim/fabric/collective.h"
 #include "lightsim/prefill/evaluate.h"
+#include "lightsim/prefill/overlap.h"
 
 namespace lightsim::prefill {
 namespace {
@@ -16,12 +17,20 @@ std::size_t idx(CommKind c) {
   return static_cast<std::size_t>(c);
 }
 
-// Achievable roofline time of one kernel (fabric::GpuSpec efficiency curves).
-double kernel(const fabric::GpuSpec& gpu, double flops, double bytes, double peak) {
-  const double c = flops > 0 ? flops / (peak * gpu.gemm_efficiency(flops)) : 0.0;
-  const double m =
-      bytes > 0 ? bytes / (gpu.hbm_bandwidth.si() * gpu.memory_efficiency(bytes)) : 0.0;
-  return std::max(c, m);
+// Time of one kernel: the larger of its compute at the measured (or roofline) efficiency of
+// its class at `size` and `k`, and its HBM traffic at the achievable bandwidth; plus the fixed
+// launch cost. A fused operator (softmax) costs nothing when its attention kernel is measured.
+double kernel(const fabric::KernelEfficiency& eff, double hbm, const Evaluator::OpCoef& op,
+              double flops, double bytes, double size, double k) {
+  if (op.fused && eff.tabled(op.kernel, op.format)) return 0.0;
+  double c = 0;
+  if (flops > 0) {
+    const double e =
+        op.tabled ? eff.compute(op.kernel, op.format, size, k, true, flops) : eff.roofline(flops);
+    c = flops / (op.peak * e);
+  }
+  const double m = bytes > 0 ? bytes / (hbm * eff.memory(bytes)) : 0.0;
+  return std::max(c, m) + eff.launch_overhead();
 }
 
 // Ulysses degree of a CP algorithm: the part of CP done by head all-to-all.
@@ -80,9 +89,9 @@ fabric::CollectiveResult Evaluator::expert_all_to_all(std::int64_t ep, double to
 
 // Per-microbatch cost of one layer kind on one GPU; `x` = sequences per micro-batch per
 // attention group. Adds compute and communication (times `scale`) to `r`; returns seconds.
-double Evaluator::layer_time(const LayerKind& kind, const Plan& p, double x, Result& r,
+double Evaluator::layer_time(const LayerKind& kind, const Plan& p, double x, double fill, Result& r,
                              double scale) const {
-  const fabric::GpuSpec& gpu = topology_.gpu;
+  const double hbm = topology_.gpu.hbm_bandwidth.si();
   const double S = static_cast<double>(scenario_.sequence_length);
   const double h = static_cast<double>(model_.hidden);
   const double H = static_cast<double>(model_.attention.heads);
@@ -116,12 +125,32 @@ double Evaluator::layer_time(const LayerKind& kind, const Plan& p, double x, Res
         s = {tp * kv_div, tp};
         break;
       case Role::experts:
-        s = {static_cast<double>(p.edp) / (adp * share), E / slots};
+        s = {static_cast<double>(p.edp) / (adp * share * fill), E / slots};
         break;
     }
     const double seqs = x / s.seq / parts;
-    const double time = parts * kernel(gpu, op.flops_fixed + op.flops_seq * seqs,
-                                       op.weight_bytes / s.weight + op.bytes_seq * seqs, op.peak);
+    // The kernel's size as its table counts it: GEMM rows of the rank (TP splits N or K, not
+    // M), tokens per local expert, or the attention block length (the ring's block under
+    // ring CP, the whole sequence under Ulysses).
+    double size = 0, k = op.k_dim;
+    switch (op.role) {
+      case Role::replicated:
+      case Role::sharded:
+        size = x / parts * op.m_seq / cp;
+        if (op.k_split) k /= tp;
+        break;
+      case Role::core:
+        size = S * static_cast<double>(u) / cp;
+        break;
+      case Role::kv_up:
+        size = x / parts * op.m_seq / kv_div;
+        break;
+      case Role::experts:
+        size = seqs * op.m_seq / slots;
+        break;
+    }
+    const double time = parts * kernel(kernels_, hbm, op, op.flops_fixed + op.flops_seq * seqs,
+                                       op.weight_bytes / s.weight + op.bytes_seq * seqs, size, k);
     t[idx(op.cls)] += time;
     if (op.role == Role::kv_up) kv_up += time;
   }
@@ -200,22 +229,39 @@ double Evaluator::layer_time(const LayerKind& kind, const Plan& p, double x, Res
   }
 
   // Expert parallelism: dispatch (activation format) and combine (BF16) all-to-all; the most
-  // loaded rank receives share x EP times the mean, which sets the all-to-all time.
+  // loaded rank receives share x EP times the mean, which sets the all-to-all time. Without
+  // two-micro-batch overlap both are exposed.
   if (kind.moe && p.ep > 1) {
     const double k = static_cast<double>(model_.moe.experts_per_token);
     const double tokens_gpu = x * S / (cp * tp);
-    const double skew = std::max(1.0, share * ep);
-    const auto dc = expert_all_to_all(p.ep, tokens_gpu * skew, k, dispatch_bytes_);
-    const auto cc = expert_all_to_all(p.ep, tokens_gpu * skew, k, act_bytes_);
-    const double total = dc.time + cc.time;
-    double ep_exposed = total;
-    // Two-micro-batch overlap: one micro-batch's all-to-all runs under the other's compute
-    // (DeepSeek-V3 prefill); the steady-state layer takes max(compute, communication).
-    if (tbo) ep_exposed = std::max(0.0, total - (compute - ring_hidden));
-    const double f = total > 0 ? ep_exposed / total : 0.0;
-    add(CommKind::ep_dispatch, dc, dc.time, f * dc.time);
-    add(CommKind::ep_combine, cc, cc.time, f * cc.time);
-    exposed += ep_exposed;
+    // Each GPU sends its own (fullest-group) tokens; the most loaded rank receives its share
+    // of the requests that exist.
+    const double skew = std::max(1.0, share * ep * fill);
+    if (tbo) {
+      // Two-micro-batch overlap: each half's all-to-all runs beside the other half's compute
+      // in the four-stage schedule of overlap.h, holding its SMs while it runs. The ring's
+      // hidden time is taken from the attention beside which the dispatch would run, so a
+      // link is not counted twice.
+      const auto dc = expert_all_to_all(p.ep, tokens_gpu * skew / 2, k, dispatch_bytes_);
+      const auto cc = expert_all_to_all(p.ep, tokens_gpu * skew / 2, k, act_bytes_);
+      TwoBatchLayer l;
+      l.shared = t[idx(ComputeClass::shared_experts)] / 2;
+      l.experts = t[idx(ComputeClass::routed_experts)] / 2;
+      l.attention = std::max(0.0, (compute - ring_hidden) / 2 - l.shared - l.experts);
+      l.dispatch = dc.time;
+      l.combine = cc.time;
+      l.sm_share = comm_sm_share_;
+      const TwoBatchTime o = two_batch_layer_time(l);
+      add(CommKind::ep_dispatch, dc, 2 * dc.time, o.exposed_dispatch);
+      add(CommKind::ep_combine, cc, 2 * cc.time, o.exposed_combine);
+      exposed += o.exposed_dispatch + o.exposed_combine;
+    } else {
+      const auto dc = expert_all_to_all(p.ep, tokens_gpu * skew, k, dispatch_bytes_);
+      const auto cc = expert_all_to_all(p.ep, tokens_gpu * skew, k, act_bytes_);
+      add(CommKind::ep_dispatch, dc, dc.time, dc.time);
+      add(CommKind::ep_combine, cc, cc.time, cc.time);
+      exposed += dc.time + cc.time;
+    }
   }
   return compute + exposed;
 }

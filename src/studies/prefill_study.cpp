@@ -3,6 +3,7 @@
 // ours (prefill::compare_with_seed), the per-point latency breakdown and the speedups
 // (docs/studies.md, "prefill"; the model: docs/prefill.md).
 #include <algorithm>
+#include <cmath>
 
 #include "lightsim/prefill/scenario.h"
 #include "lightsim/prefill/study.h"
@@ -28,8 +29,9 @@ void PrefillStudySpec::describe(config::Schema<PrefillStudySpec>& s) {
           "relative band around a seed figure within which ours counts as reproducing it")
       .range(0.0, 1.0);
   s.field("validations", &PrefillStudySpec::validations,
-          "scenarios of configs/references/prefill_measured.yaml to validate the copper model "
-          "against (their published measurement beside our figure; not seed claims)");
+          "ids of configs/references/prefill_measured.yaml to validate the copper model "
+          "against (their published measurement beside our figure; not seed claims); empty: "
+          "every measurement");
 }
 
 std::string claim_id(std::string_view text) {
@@ -207,28 +209,35 @@ void add_charts(PrefillRun& run) {
 }
 
 // The copper model against published measurements of deployed systems: each measurement's
-// scenario at its GPU count with its deployed plan on the scenario's first fabric.
+// scenario at its GPU count with its deployed plan on the scenario's first fabric; then the
+// median and worst |error| over the rows not used to fit anything.
 void add_validation(PrefillRun& run) {
-  const std::vector<std::string>& scenarios = run.spec.validations;
-  if (scenarios.empty()) return;
   const auto ref = run.reference<prefill::MeasurementReference>("references/prefill_measured.yaml");
+  std::vector<std::string> ids = run.spec.validations;
+  if (ids.empty())
+    for (const prefill::Measurement& m : ref.measurements) ids.push_back(m.name());
   run.table("validation",
             "Validation of the copper model against published measurements (not seed claims)",
-            {{"scenario", ""},
+            {{"id", ""},
+             {"scenario", ""},
              {"fabric", ""},
              {"gpus", ""},
              {"plan", ""},
+             {"fitted", ""},
              {"measured_tokens_per_s_per_gpu", "1/s"},
              {"ours_tokens_per_s_per_gpu", "1/s"},
              {"error", ""},
              {"compute_share", ""},
              {"exposed_share", ""},
+             {"kernel_efficiency", ""},
              {"source", ""},
              {"note", ""}});
-  for (const std::string& name : scenarios) {
+  std::vector<double> errors;  // |error| of the rows not fitted
+  std::string worst_id;
+  for (const std::string& name : ids) {
     run.ctx.throw_if_cancelled(fmt::format("prefill study (before validation '{}')", name));
     const auto it = std::find_if(ref.measurements.begin(), ref.measurements.end(),
-                                 [&](const prefill::Measurement& m) { return m.scenario == name; });
+                                 [&](const prefill::Measurement& m) { return m.name() == name; });
     LIGHTSIM_CHECK_AS(ConfigError, it != ref.measurements.end(),
                       "prefill_study: validations: '{}' has no measurement in "
                       "configs/references/prefill_measured.yaml",
@@ -243,19 +252,39 @@ void add_validation(PrefillRun& run) {
     const prefill::ScenarioStudy study = prefill::run_study(s, m, {top});
     const prefill::Result& b = study.fixed.at(0).per_fabric.at(0);
     const bool ok = b.feasible;  // an infeasible deployed plan is a result, with its reason
-    run.add_row("validation",
-                {{"scenario", name},
-                 {"fabric", top.name},
-                 {"gpus", it->gpus},
-                 {"plan", it->plan},
-                 {"measured_tokens_per_s_per_gpu", it->tokens_per_s_per_gpu},
-                 {"ours_tokens_per_s_per_gpu", ok ? b.tokens_per_s_per_gpu : 0.0},
-                 {"error", ok ? b.tokens_per_s_per_gpu / it->tokens_per_s_per_gpu - 1 : 0.0},
-                 {"compute_share", ok ? b.compute_total() / b.latency_s : 0.0},
-                 {"exposed_share", ok ? b.exposed_total() / b.latency_s : 0.0},
-                 {"source", it->source},
-                 {"note", ok ? std::string() : "infeasible: " + b.reason}});
+    const double error = ok ? b.tokens_per_s_per_gpu / it->tokens_per_s_per_gpu - 1 : 0.0;
+    if (ok && !it->fitted) {
+      if (errors.empty() || std::abs(error) > *std::max_element(errors.begin(), errors.end()))
+        worst_id = name;
+      errors.push_back(std::abs(error));
+    }
+    run.add_row("validation", {{"id", name},
+                               {"scenario", it->scenario},
+                               {"fabric", top.name},
+                               {"gpus", it->gpus},
+                               {"plan", it->plan},
+                               {"fitted", it->fitted ? "yes" : "no"},
+                               {"measured_tokens_per_s_per_gpu", it->tokens_per_s_per_gpu},
+                               {"ours_tokens_per_s_per_gpu", ok ? b.tokens_per_s_per_gpu : 0.0},
+                               {"error", error},
+                               {"compute_share", ok ? b.compute_total() / b.latency_s : 0.0},
+                               {"exposed_share", ok ? b.exposed_total() / b.latency_s : 0.0},
+                               {"kernel_efficiency", fabric::KernelEfficiency(top.gpu).describe()},
+                               {"source", it->source},
+                               {"note", ok ? std::string() : "infeasible: " + b.reason}});
   }
+  run.table("validation_summary",
+            "Median and worst |error| over the validation rows not used to fit a parameter",
+            {{"rows", ""}, {"median_abs_error", ""}, {"worst_abs_error", ""}, {"worst_id", ""}});
+  if (errors.empty()) return;
+  std::vector<double> sorted = errors;
+  std::sort(sorted.begin(), sorted.end());
+  const std::size_t n = sorted.size();
+  const double median = n % 2 == 1 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+  run.add_row("validation_summary", {{"rows", static_cast<std::int64_t>(n)},
+                                     {"median_abs_error", median},
+                                     {"worst_abs_error", sorted.back()},
+                                     {"worst_id", worst_id}});
 }
 
 void evaluate(PrefillRun& run) {

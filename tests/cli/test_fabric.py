@@ -1,7 +1,7 @@
-"""`lightsim fabric show|collective` as a user runs them."""
+"""`lightsim fabric show|collective|kernels` as a user runs them."""
 import unittest
 
-from clitest import CliTest, run
+from clitest import SOURCE, CliTest, run
 
 
 class FabricCli(CliTest):
@@ -48,6 +48,59 @@ class FabricCli(CliTest):
         r = run("fabric", "collective", "--fabric", "gb200_nvl72", "--gpus", "8",
                 "--algorithm", "nvls")
         self.assertInputError(r, "not available", "in-switch")
+
+
+class KernelTables(CliTest):
+    """`lightsim fabric kernels GPU` and the checks of a kernel table (kind kernel_table)."""
+
+    TABLE = (SOURCE / "configs/kernels/h800.yaml").read_text()
+
+    def test_prints_the_tables_with_sources(self):
+        r = run("fabric", "kernels", "h800")
+        self.assertExit(r, 0)
+        self.assertIn("kernel table 'h800'", r.out)
+        self.assertIn("fp8   K=16384", r.out)
+        self.assertIn("4096:0.686", r.out)
+        self.assertIn("[FA3] Fig. 5, causal mask", r.out)
+        r = run("fabric", "kernels", "b200", "--json")
+        self.assertExit(r, 0)
+        self.assertIsNone(r.json()["table"])
+        self.assertIn("no kernel table: roofline ceiling", r.json()["kernel_efficiency"])
+
+    def check_bad(self, old, new, *expected):
+        self.assertIn(old, self.TABLE)
+        path = self.write("bad.yaml", self.TABLE.replace(old, new, 1))
+        r = run("config", "check", path)
+        self.assertInputError(r, f"{path}:", *expected)
+        gpu = self.write("gpu.yaml", "schema_version: 1\nkind: gpu\nname: g\nkernels: bad.yaml\n")
+        r = run("fabric", "kernels", gpu)
+        self.assertInputError(r, "bad.yaml:", *expected)
+
+    def test_missing_unit_is_exit_2_naming_file_and_key(self):
+        self.check_bad("memory_half_bytes: 4 MB", "memory_half_bytes: 4", "memory_half_bytes:",
+                       "missing unit")
+        self.check_bad("launch_overhead: 0 s", "launch_overhead: 3", "launch_overhead:",
+                       "missing unit")
+
+    def test_negative_efficiency_is_exit_2_naming_file_and_key(self):
+        self.check_bad("efficiency: [0.111, 0.181, 0.298]", "efficiency: [0.111, -0.181, 0.298]",
+                       "gemm[0].efficiency[1]: -0.181 is out of range")
+
+    def test_non_monotone_sizes_are_exit_2_naming_file_and_key(self):
+        self.check_bad("sizes: [64, 128, 4096], efficiency: [0.111",
+                       "sizes: [64, 4096, 128], efficiency: [0.111",
+                       "gemm[0]:", "'sizes' must be strictly increasing")
+
+    def test_prefill_result_names_its_efficiency_source(self):
+        base = ["prefill", "run", "deepseek_h800", "--fabric", "hgx_h800", "--gpus", "32",
+                "--plan", "TP=1,EP=32", "--json"]
+        r = run(*base)
+        self.assertExit(r, 0)
+        self.assertTrue(r.json()["kernel_efficiency"].startswith("kernel table 'h800'"))
+        # --set reaches the table through the GPU's reference.
+        slow = run(*base, "--set", "fabric.gpu.kernels.memory_efficiency_max=0.3")
+        self.assertExit(slow, 0)
+        self.assertLess(slow.json()["tokens_per_s_per_gpu"], r.json()["tokens_per_s_per_gpu"])
 
 
 if __name__ == "__main__":

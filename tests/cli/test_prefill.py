@@ -60,6 +60,26 @@ class PrefillCli(CliTest):
         r = run("prefill", "run", "deepseek_h800", "--gpus", "32", "--plan", "TP=1,EP=16,DP=1")
         self.assertExit(r, 2)
 
+    def test_communication_sms_are_checked_against_the_gpu(self):
+        # The expert all-to-all cannot hold more SMs than the GPU has (H800: 132).
+        r = run("prefill", "run", "deepseek_h800", "--gpus", "32", "--plan", "TP=1,EP=32",
+                "--set", "ep_comm_sms=200")
+        self.assertExit(r, 2)
+        for text in ("ep_comm_sms = 200", "sm_count = 132", "H800"):
+            self.assertIn(text, r.err)
+        r = run("prefill", "run", "deepseek_h800", "--gpus", "32", "--plan", "TP=1,EP=32",
+                "--set", "ep_comm_sms=-1")
+        self.assertExit(r, 2)
+        self.assertIn("ep_comm_sms", r.err)
+        # More SMs held by the all-to-all: the hidden part costs more compute time.
+        def tokens(sms):
+            r = run("prefill", "run", "deepseek_h800", "--gpus", "32", "--plan", "TP=1,EP=32",
+                    "--set", f"ep_comm_sms={sms}", "--json")
+            self.assertExit(r, 0)
+            return r.json()["tokens_per_s_per_gpu"]
+        self.assertGreater(tokens(0), tokens(20))
+        self.assertGreater(tokens(20), tokens(40))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -91,6 +91,23 @@ class ScopedSet(CliTest):
         r = run(*base, "--set", "gpu.hbm_capacity=192 GB")
         self.assertInputError(r, "--set gpu.hbm_capacity", "did you mean 'fabric.gpu.hbm_capacity'?")
 
+    def test_prefill_run_and_plan_set_reach_the_fabrics_gpu_by_path(self):
+        # Issue 18 part 8: `--set fabric.gpu.gemm_efficiency_max=0.5` must reach the GPU of the
+        # fabric (was: every scenario key failed as "unknown key in fabric spec"). The seed GPU
+        # has no kernel table, so its roofline ceiling sets the GEMM time.
+        for cmd in (["run", "seed_8k", "--plan", "TP=1,EP=72,CP=1"], ["plan", "seed_8k"]):
+            with self.subTest(cmd=cmd[0]):
+                base = ["prefill", *cmd, "--gpus", "72", "--fabric", "seed_copper_1152", "--json"]
+                one = run(*base)
+                slow = run(*base, "--set", "fabric.gpu.gemm_efficiency_max=0.5")
+                self.assertExit(one, 0)
+                self.assertExit(slow, 0)
+                self.assertNotEqual(one.out, slow.out)
+        r = run("prefill", "study", "deepseek_h800", "--json",
+                "--set", "fabrics.gpu.kernels.memory_efficiency_max=0.3")
+        self.assertExit(r, 0)
+        self.assertNotEqual(r.out, run("prefill", "study", "deepseek_h800", "--json").out)
+
     def test_study_set_addresses_the_study_not_its_seed_reference(self):
         # balanced: top_k is the study's key; the seed reference has none (was exit 2 on it).
         r = run("study", "run", "balanced", "--quick", "--json", "--out", self.tmp / "b",

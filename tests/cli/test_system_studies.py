@@ -4,7 +4,7 @@ import csv
 import json
 import unittest
 
-from clitest import CliTest, run
+from clitest import SOURCE, CliTest, run
 
 SYSTEM_STUDIES = ("prefill", "prism", "thermal")
 VERDICTS = {"holds", "holds under conditions", "does not hold", "not comparable"}
@@ -60,13 +60,44 @@ class SystemStudies(CliTest):
         # The copper model against DeepSeek's published H800 figure: a table, not a claim,
         # with the measured figure read from configs/references/prefill_measured.yaml.
         cols = [c["name"] for c in tables["validation"]["columns"]]
-        (v,) = [dict(zip(cols, row)) for row in tables["validation"]["rows"]]
+        rows = {r["id"]: r for r in (dict(zip(cols, row)) for row in tables["validation"]["rows"])}
+        v = rows["deepseek_h800"]
         self.assertEqual((v["scenario"], v["gpus"], v["note"]), ("deepseek_h800", 32, ""))
         self.assertEqual(v["measured_tokens_per_s_per_gpu"], 7800)
         self.assertGreater(v["ours_tokens_per_s_per_gpu"], 0)
         self.assertAlmostEqual(v["error"], v["ours_tokens_per_s_per_gpu"] / 7800 - 1, places=9)
         self.assertAlmostEqual(v["compute_share"] + v["exposed_share"], 1.0, delta=0.05)
+        self.assertTrue(v["kernel_efficiency"].startswith("kernel table 'h800'"))
         self.assertNotIn("deepseek", " ".join(c["id"] for c in result["claims"]))
+        # Every measurement of the file is a row; the summary is over the rows not fitted.
+        self.assertGreaterEqual(len(rows), 5)
+        free = sorted(abs(r["error"]) for r in rows.values() if r["fitted"] == "no")
+        scols = [c["name"] for c in tables["validation_summary"]["columns"]]
+        (summary,) = [dict(zip(scols, row)) for row in tables["validation_summary"]["rows"]]
+        self.assertEqual(summary["rows"], len(free))
+        self.assertAlmostEqual(summary["worst_abs_error"], free[-1], places=12)
+        n = len(free)
+        median = free[n // 2] if n % 2 else (free[n // 2 - 1] + free[n // 2]) / 2
+        self.assertAlmostEqual(summary["median_abs_error"], median, places=12)
+
+    def test_prefill_validation_summary_excludes_fitted_rows(self):
+        text = (SOURCE / "configs/references/prefill_measured.yaml").read_text()
+        self.assertIn("fitted: false", text)
+        self.write("root/references/prefill_measured.yaml",
+                   text.replace("fitted: false", "fitted: true", 1))  # the first row
+        out = self.tmp / "fit"
+        r = run("--config-path", self.tmp / "root", "study", "run", "prefill", "--quick",
+                "--out", out, "--quiet", "--set", "scenarios=[seed_8k]", timeout=300)
+        self.assertExit(r, 0)
+        tables = {t["name"]: t for t in json.loads((out / "prefill.json").read_text())["tables"]}
+        cols = [c["name"] for c in tables["validation"]["columns"]]
+        rows = [dict(zip(cols, row)) for row in tables["validation"]["rows"]]
+        self.assertEqual(rows[0]["fitted"], "yes")
+        scols = [c["name"] for c in tables["validation_summary"]["columns"]]
+        (summary,) = [dict(zip(scols, row)) for row in tables["validation_summary"]["rows"]]
+        self.assertEqual(summary["rows"], len(rows) - 1)
+        free = sorted(abs(r["error"]) for r in rows[1:])
+        self.assertAlmostEqual(summary["worst_abs_error"], free[-1], places=12)
 
     def test_prefill_validation_unknown_is_config_error(self):
         r = run("study", "run", "prefill", "--quick", "--out", self.tmp / "v",

@@ -33,6 +33,7 @@ CASES = [
      {"accelerator": "seed", "duration": "0.2 s", "recall_tokens": 0, "out": OUT}, []),
     ("prism_calibrate", ["scaled"], {"accelerator": "scaled"}, ["device.bank.rows=64"]),
     ("fabric_show", ["gb200_nvl72"], {"fabric": "gb200_nvl72"}, []),
+    ("fabric_kernels", ["h800"], {"gpu": "h800"}, []),
     ("fabric_collective",
      ["--fabric", "dgx_h100", "--op", "all-to-all", "--gpus", "8", "--bytes", "64MiB"],
      {"fabric": "dgx_h100", "op": "all-to-all", "gpus": 8, "bytes": "64MiB"}, []),

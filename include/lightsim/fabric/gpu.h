@@ -2,11 +2,15 @@
 // fraction of peak real kernels achieve (docs/fabric.md, "GPU presets").
 #pragma once
 
+#include <cstdint>
+
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "lightsim/core/config.h"
+#include "lightsim/core/config_ref.h"
+#include "lightsim/fabric/kernels.h"
 
 namespace lightsim::fabric {
 
@@ -24,8 +28,14 @@ struct GpuSpec {
   DataSize hbm_capacity = DataSize::si(80e9);
   Bandwidth scale_up_bandwidth = Bandwidth::si(450e9);  // NVLink-class, per direction
   Bandwidth nic_bandwidth = Bandwidth::si(50e9);        // scale-out NIC, per direction
-  // Achievable efficiency curves eff(x) = eff_max x / (x + x_half): small kernels cannot fill
-  // the machine. GEMM: x = FLOPs of the kernel; memory-bound: x = bytes moved.
+  // Streaming multiprocessors (0: unknown). Communication kernels that run on SMs take their
+  // share of them from compute while they run (docs/prefill.md, two-micro-batch overlap).
+  std::int64_t sm_count = 0;
+  // Measured kernel efficiencies (configs/kernels/); unset: the roofline ceiling below.
+  std::optional<config::Ref<KernelTableSpec>> kernels;
+  // Roofline ceiling, used where no kernel table applies: eff(x) = eff_max x / (x + x_half)
+  // (small kernels cannot fill the machine). GEMM: x = FLOPs of the kernel; memory-bound:
+  // x = bytes moved.
   double gemm_efficiency_max = 0.80;
   Flops gemm_half_work = Flops::si(1e9);
   double memory_efficiency_max = 0.85;

@@ -47,6 +47,9 @@ struct Operator {
   double bytes_read = 0;  // HBM bytes read, weights included
   double bytes_written = 0;
   double weight_bytes = 0;  // the part of bytes_read that is parameters
+  // Matmul shape Y[m x n] = X[m x k] W[k x n] over all its rows (grouped expert GEMMs: m =
+  // every routed row of every expert); 0 for other operators.
+  double m = 0, k = 0, n = 0;
 };
 
 // Operators of one layer shape; `layers` lists the decoder layers that have it (empty for

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "lightsim/fabric/collective.h"
+#include "lightsim/fabric/kernels.h"
 #include "lightsim/fabric/topology.h"
 #include "lightsim/model/cost.h"
 #include "lightsim/model/transformer.h"
@@ -97,6 +98,7 @@ class Evaluator {
   const ScenarioSpec& scenario() const { return scenario_; }
   const model::Transformer& model() const { return model_; }
   const fabric::Topology& topology() const { return topology_; }
+  const fabric::KernelEfficiency& kernels() const { return kernels_; }
   double model_flops_per_request() const { return flops_per_request_; }
   // Most loaded EP rank's share of routed tokens for an EP degree (uniform: 1 / EP).
   double max_rank_load(std::int64_t ep) const;
@@ -116,6 +118,15 @@ class Evaluator {
     double weight_bytes = 0, bytes_seq = 0;  // HBM bytes
     double out_bytes_seq = 0;                // activation bytes written per sequence
     double peak = 0;                         // FLOP/s of its number format
+    // Kernel-table lookup (fabric/kernels.h): the class and format of a matmul or attention
+    // kernel, its rows per sequence (GEMM M; routed experts: every (token, expert) row) and
+    // its reduction dimension K (split by TP when `k_split`). `tabled` is false for operators
+    // costed on the roofline (elementwise, data movement) and `fused` marks softmax, whose
+    // cost a measured attention kernel already includes.
+    bool tabled = false, k_split = false, fused = false;
+    fabric::KernelClass kernel = fabric::KernelClass::gemm;
+    std::size_t format = 0;
+    double m_seq = 0, k_dim = 0;
   };
   struct LayerKind {
     std::vector<OpCoef> ops;
@@ -125,7 +136,9 @@ class Evaluator {
   };
 
  private:
-  double layer_time(const LayerKind& kind, const Plan& plan, double seqs, Result& r,
+  // `fill` <= 1: the share of the groups' request slots that hold a request (the routed
+  // experts and the all-to-all receive side see only those).
+  double layer_time(const LayerKind& kind, const Plan& plan, double seqs, double fill, Result& r,
                     double scale) const;
   fabric::CollectiveResult expert_all_to_all(std::int64_t ep, double tokens, double k,
                                              double bytes_per_value) const;
@@ -135,6 +148,7 @@ class Evaluator {
   ScenarioSpec scenario_;
   model::Transformer model_;
   fabric::Topology topology_;
+  fabric::KernelEfficiency kernels_;       // the GPU's kernel table, compiled once
   std::vector<fabric::Topology> strided_;  // [s]: the topology seen by groups of stride s
   std::vector<double> max_load_;           // [ep]: most loaded rank's share
   std::vector<LayerKind> kinds_;           // decoder layer shapes
@@ -143,6 +157,7 @@ class Evaluator {
   double flops_per_request_ = 0;
   double matmul_peak_ = 0;
   double act_bytes_ = 2, dispatch_bytes_ = 1, kv_bytes_ = 1;
+  double comm_sm_share_ = 0;  // share of SMs the expert all-to-all holds (overlap.h)
   double kv_values_ = 0;      // cached values per token per layer
   double expert_params_ = 0;  // parameters of one routed expert
   double embedding_params_ = 0, head_params_ = 0;

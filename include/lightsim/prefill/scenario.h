@@ -45,8 +45,11 @@ struct ScenarioSpec {
   std::int64_t sequence_length = 8192;  // tokens per request (prompt length)
   std::int64_t requests = 1;            // requests prefilled together (the batch)
   RoutingSpec routing;
-  bool ring_overlap = true;              // ring CP steps overlap attention compute
-  bool two_microbatch_overlap = true;    // expert all-to-all overlaps the other micro-batch
+  bool ring_overlap = true;            // ring CP steps overlap attention compute
+  bool two_microbatch_overlap = true;  // expert all-to-all overlaps the other micro-batch
+  // SMs the expert all-to-all kernels hold while they run (DeepEP normal mode; its default
+  // Buffer.num_sms = 20). Compute beside them runs on the rest (docs/prefill.md).
+  std::int64_t ep_comm_sms = 20;
   double hbm_usable_fraction = 0.9;      // HBM left after runtime, workspace, fragmentation
   std::vector<std::string> fabrics;      // configs/fabrics/ names; the first is the baseline
   std::vector<std::int64_t> gpu_counts;  // GPU counts studied
@@ -78,12 +81,16 @@ struct StudySeedReference {
 // validated against it (docs/prefill.md, "Validation against measured prefill").
 struct Measurement {
   static constexpr std::string_view kind = "prefill_measurement";
+  std::string id;        // unique name of the row (default: the scenario's)
   std::string scenario;  // configs/scenarios/ name restating the deployment
   std::string plan;      // the deployed plan, "TP=1,CP=1,EP=32,DP=1"
   std::int64_t gpus = 0;
   double tokens_per_s_per_gpu = 0;  // computed (not cache-hit) prefill tokens/s per GPU
   std::string source;               // where the figure is published
   std::string text;                 // how the figure is read from the source
+  // Used to fit a kernel table or other parameter: excluded from the validation error.
+  bool fitted = false;
+  const std::string& name() const { return id.empty() ? scenario : id; }
   static void describe(config::Schema<Measurement>& s);
 };
 

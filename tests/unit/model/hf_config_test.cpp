@@ -1,4 +1,5 @@
 // Reading config.json: supported families, layer patterns, and errors that name the field.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "lightsim/model/transformer.h"
@@ -63,6 +64,25 @@ TEST(HfConfig, UnsupportedVariantValuesAreErrors) {
   const std::string qwen = R"({"model_type": "qwen2", "hidden_size": 64, "intermediate_size": 128,
     "num_attention_heads": 4, "num_hidden_layers": 2, "vocab_size": 10, "use_sliding_window": true})";
   EXPECT_NE(error_of(qwen).find("use_sliding_window"), std::string::npos);
+}
+
+// Llama-3.1 configs carry "mlp_bias": false and "attention_bias": false (were rejected: mlp_bias
+// was an unknown field). A true value selects biases the cost model does not have: an error.
+TEST(HfConfig, Llama31BiasFlagsFalseLoadTrueIsAnError) {
+  std::string json = kLlama;
+  json.insert(json.size() - 1, R"(, "mlp_bias": false, "attention_bias": false)");
+  const Transformer m = parse(json);
+  EXPECT_FALSE(m.attention.qkv_bias);
+  EXPECT_EQ(m.layers.size(), 3u);
+  for (const char* key : {"mlp_bias", "attention_bias"}) {
+    std::string bad = kLlama;
+    bad.insert(bad.size() - 1, fmt::format(R"(, "{}": true)", key));
+    const std::string e = error_of(bad);
+    EXPECT_NE(e.find(fmt::format("{}: unsupported value (only false is modelled", key)),
+              std::string::npos)
+        << e;
+    EXPECT_NE(e.find("config.json:"), std::string::npos) << e;
+  }
 }
 
 TEST(HfConfig, MalformedValuesNameTheField) {
