@@ -37,10 +37,10 @@ struct CalibrateRequest {
   }
   template <class R>
   static void fields(config::Schema<R>& s) {
-    s.field("accelerator", &R::accelerator,
-            "accelerator name (configs/accelerators/) or YAML file")
+    s.field("accelerator", &R::accelerator, "accelerator name (configs/accelerators/) or YAML file")
         .required();
-    s.field("thermal", &R::thermal, "thermal spec file (kind thermal) instead of the accelerator's");
+    s.field("thermal", &R::thermal,
+            "thermal spec file (kind thermal) instead of the accelerator's");
     s.field("calibration", &R::calibration,
             "calibration spec file (kind calibration) instead of the accelerator's");
   }
@@ -147,10 +147,12 @@ Json recall_json(const prism::DriftRecall& r) {
 }
 
 void print_recall(const prism::DriftRecall& r, std::ostream& out) {
-  fmt::print(out, "Retrieval under this drift (synthetic cache: {} tokens = {} blocks, {} KV heads x {} "
-      "steps, PCA to d; truth: exact projected top-k)\n",
-      r.tokens, r.blocks, r.kv_heads, r.steps);
-  fmt::print(out, "  {:>6} {:>8} {:>18} {:>14}\n", "k", "ideal", "drift, calibrated", "uncalibrated");
+  fmt::print(out,
+             "Retrieval under this drift (synthetic cache: {} tokens = {} blocks, {} KV heads x {} "
+             "steps, PCA to d; truth: exact projected top-k)\n",
+             r.tokens, r.blocks, r.kv_heads, r.steps);
+  fmt::print(out, "  {:>6} {:>8} {:>18} {:>14}\n", "k", "ideal", "drift, calibrated",
+             "uncalibrated");
   for (const auto& x : r.recall)
     fmt::print(out, "  {:>6} {:>8.3f} {:>18.3f} {:>14.3f}\n", fmt::format("R@{}", x.k), x.ideal,
                x.calibrated, x.uncalibrated);
@@ -222,9 +224,11 @@ void print_steady(const prism::ThermalOperatingPoint& op, const Setup& s, double
   if (s.thermal.tec.enabled) {
     for (const auto& [name, p, spec] : {std::tuple{"coarse", op.coarse, s.thermal.tec.coarse},
                                         std::tuple{"fine", op.fine, s.thermal.tec.fine}})
-      fmt::print(out, "  {:<7}stage          {:.2f} -> {:.2f} C, pumps {:.3g} W, COP {:.3g}, {:.3g} W; "
-          "holds +-{:.3g} K (target +-{:.3g} K)\n",
-          name, p.cold, p.hot, p.heat, p.cop, p.electrical, p.stability, spec.stability.si());
+      fmt::print(out,
+                 "  {:<7}stage          {:.2f} -> {:.2f} C, pumps {:.3g} W, COP {:.3g}, {:.3g} W; "
+                 "holds +-{:.3g} K (target +-{:.3g} K)\n",
+                 name, p.cold, p.hot, p.heat, p.cop, p.electrical, p.stability,
+                 spec.stability.si());
     fmt::print(out, "  TEC power             {:.3g} W   (seed: {})\n", op.tec_power,
                to_string(seed.tec_power));
   }
@@ -235,17 +239,22 @@ void print_steady(const prism::ThermalOperatingPoint& op, const Setup& s, double
 
 void print_electrical(const prism::ElectricalImpairments& e, const Setup& s, std::ostream& out) {
   fmt::print(out, "Supply noise and jitter\n");
-  fmt::print(out, "  supply {} pp (seed budget {}) -> {:.3g} mV rms -> {:.3g} pm rms -> weight {:.3g}\n",
+  fmt::print(out,
+             "  supply {} pp (seed budget {}) -> {:.3g} mV rms -> {:.3g} pm rms -> weight {:.3g}\n",
              to_string(s.thermal.supply.peak_to_peak), to_string(s.seed.supply_noise),
              e.supply_sigma * 1e3, e.resonance_sigma * kPm, e.weight_sigma);
-  fmt::print(out, "  jitter {} rms (seed {}): TIA window error {:.3g} (relative), full-scale sine at the TIA "
+  fmt::print(
+      out,
+      "  jitter {} rms (seed {}): TIA window error {:.3g} (relative), full-scale sine at the TIA "
       "bandwidth {:.1f} dB = {:.1f} bits ({} the {}-bit ADC)\n",
       to_string(s.thermal.clock.jitter), to_string(s.seed.clock_jitter), e.integration_error,
       e.sine_snr_db, e.jitter_enob, e.limits_adc ? "limits" : "does not limit", e.adc_bits);
 }
 
 void print_report(const prism::CalibrationReport& r, const Setup& s, std::ostream& out) {
-  fmt::print(out, "Bias calibration ({} x {} rings, lock +-{} (seed +-{}), {} bias bits)\n"
+  fmt::print(
+      out,
+      "Bias calibration ({} x {} rings, lock +-{} (seed +-{}), {} bias bits)\n"
       "  locked {} / {}, failed {}{}\n"
       "  iterations per lock: max {} (bound {}), mean {:.2f}; sweeps {}\n"
       "  time {:.4g} us (rows in parallel), energy {:.4g} nJ\n"
@@ -255,7 +264,8 @@ void print_report(const prism::CalibrationReport& r, const Setup& s, std::ostrea
       r.first_failure.empty() ? "" : "; first: " + r.first_failure, r.max_iterations,
       s.calibration.max_iterations, r.mean_iterations, r.sweeps, r.time * 1e6, r.energy * 1e9,
       r.residual_rms * kPm, r.residual_max * kPm, r.weight_error_max);
-  if (r.heater_power > 0) fmt::print(out, "  heater power holding the locks {:.4g} W\n", r.heater_power);
+  if (r.heater_power > 0)
+    fmt::print(out, "  heater power holding the locks {:.4g} W\n", r.heater_power);
 }
 
 // The chip heat of the operating point, from the accelerator's cost model (the one source of
@@ -402,8 +412,8 @@ CalibrateResult evaluate_calibrate(const CalibrateRequest& q, Env& env) {
   d.duration = Time::si(0.0);
   d.seed = env.ctx.seed();
   d.heat = operating_heat(r.setup);
-  r.run = prism::simulate_drift(r.setup.accelerator.device, r.setup.thermal, r.setup.calibration,
-                                d);
+  r.run =
+      prism::simulate_drift(r.setup.accelerator.device, r.setup.thermal, r.setup.calibration, d);
   return r;
 }
 
@@ -441,14 +451,14 @@ void register_prism_thermal_ops(Registry& registry) {
                  .evaluate = evaluate_thermal,
                  .to_json = thermal_json,
                  .print = print_thermal});
-  add<CalibrateRequest, CalibrateResult>(
-      registry, {.info = {.name = "prism_calibrate",
-                          .command = {"prism", "calibrate"},
-                          .help = "Bias-lock statistics per ring",
-                          .positional = {"accelerator"}},
-                 .evaluate = evaluate_calibrate,
-                 .to_json = calibrate_json,
-                 .print = print_calibrate});
+  add<CalibrateRequest, CalibrateResult>(registry,
+                                         {.info = {.name = "prism_calibrate",
+                                                   .command = {"prism", "calibrate"},
+                                                   .help = "Bias-lock statistics per ring",
+                                                   .positional = {"accelerator"}},
+                                          .evaluate = evaluate_calibrate,
+                                          .to_json = calibrate_json,
+                                          .print = print_calibrate});
 }
 
 }  // namespace lightsim::ops
