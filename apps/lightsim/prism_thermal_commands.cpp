@@ -255,6 +255,7 @@ void run_thermal(const ThermalOptions& t, const GlobalOptions& options) {
                     "--duration and --trace-interval must be positive");
   d.seed = options.seed;
   d.heat = operating_heat(s);
+  d.cancel = options.cancel;
   const auto& device = s.accelerator.device;
   prepare_output_dir(options.out);
   const prism::DriftRun run = prism::simulate_drift(device, s.thermal, s.calibration, d);
