@@ -28,6 +28,7 @@ struct GlobalOptions {
   std::vector<std::filesystem::path> config_path;  // extra preset roots, searched first
   std::vector<std::string> assignments;            // --set KEY=VALUE
   const std::atomic<bool>* cancel = nullptr;       // set by main's SIGINT/SIGTERM handler
+  std::uint64_t memory_budget = 0;                 // --memory-budget in bytes; 0 = default
 
   // Preset roots (--config-path, then the source tree's configs/) and --set assignments.
   // Every copy shares which assignments a document took (config::Assignments).

@@ -1,5 +1,7 @@
 // `lightsim kv generate|select|stats`: KV workloads, block selection and calibration.
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <iostream>
 #include <map>
 #include <utility>
@@ -43,8 +45,8 @@ void run_select(const SelectOptions& so, const GlobalOptions& options, const Reg
       kv::resolve_scorers(so.scorers, given, kv::scorer_family(registry),
                           {&kv::projection_family(registry), options.load_options()});
   options.require_all_used();
-  const kv::KvCache cache = kv::read_kv_cache(so.cache);
   Context ctx(options.context_options(1, Time::si(5.0)));
+  const kv::KvCache cache = kv::read_kv_cache(so.cache, ctx.memory_budget());
   kv::EvalOptions eo;
   eo.ks = so.ks;
   eo.blocks = {so.block, so.sink, so.recent};
@@ -95,8 +97,9 @@ void add_kv_commands(CLI::App& app, const GlobalOptions& options, const Registry
   gen->callback([config_file, &options] {
     const auto spec = config::load_spec<kv::KvGeneratorSpec>(*config_file, options.load_options());
     options.require_all_used();
-    prepare_output_dir(options.out);  // fail before generating when the folder is unusable
     Context ctx(options.context_options(1, Time::si(5.0)));
+    kv::require_generator_memory(spec, ctx.memory_budget());  // before --out is created
+    prepare_output_dir(options.out);  // fail before generating when the folder is unusable
     const kv::KvCache cache = kv::generate_kv_cache(spec, ctx);
     kv::write_kv_cache(options.out, cache);
     const auto& g = cache.geometry();
@@ -123,7 +126,7 @@ void add_kv_commands(CLI::App& app, const GlobalOptions& options, const Registry
   sel->add_option("--k", so->ks, "Blocks selected per KV head and step")
       ->delimiter(',')
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 24));
   sel->add_option("--block", so->block, "Block size in tokens")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
@@ -132,7 +135,17 @@ void add_kv_commands(CLI::App& app, const GlobalOptions& options, const Registry
       ->capture_default_str();
   sel->add_option("--kv-bytes", so->kv_bytes, "Bytes per stored K/V element (traffic ledger)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            // CLI::PositiveNumber lets NaN through (NaN <= 0 is false).
+            double v = 0;
+            const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v);
+            if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(v) ||
+                v <= 0)
+              return fmt::format("expected a finite number > 0, got '{}'", text);
+            return {};
+          },
+          "POSITIVE"));
   add_scorer_flags(sel, *so, registry);
   sel->callback([so, &options, &registry] { run_select(*so, options, registry); });
 
@@ -144,8 +157,8 @@ void add_kv_commands(CLI::App& app, const GlobalOptions& options, const Registry
       ->capture_default_str();
   stats->callback([stats_dir, window, &options] {
     options.require_all_used();
-    const kv::KvCache cache = kv::read_kv_cache(*stats_dir);
     Context ctx(options.context_options(1, Time::si(5.0)));
+    const kv::KvCache cache = kv::read_kv_cache(*stats_dir, ctx.memory_budget());
     kv::StatsOptions stats_options;
     stats_options.recent_tokens = *window;
     const kv::StatsReport r = kv::calibration_report(cache, stats_options, ctx);

@@ -1,6 +1,8 @@
 // lightsim: command-line entry point. The only place that turns errors into exit codes:
 //   0 success, 2 bad input (usage, config, units, data files), 1 any other failure.
 #include <atomic>
+#include <charconv>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <exception>
@@ -8,6 +10,7 @@
 
 #include "cli.h"
 #include "lightsim/core/error.h"
+#include "lightsim/core/units.h"
 
 namespace lightsim::cli {
 namespace {
@@ -22,6 +25,30 @@ extern "C" void request_stop(int signal_number) {
   std::signal(signal_number, SIG_DFL);
 }
 
+// --memory-budget: a data size ("20 GB", "512 MiB") of at least 1 MiB.
+std::uint64_t parse_memory_budget(const std::string& text) {
+  double bytes = 0;
+  try {
+    bytes = parse<dims::data>(text).si();
+  } catch (const UnitError& e) {
+    LIGHTSIM_THROW(UsageError, "--memory-budget '{}': {}", text, e.what());
+  }
+  LIGHTSIM_CHECK_AS(UsageError, std::isfinite(bytes) && bytes >= 1048576.0 && bytes < 1.8e19,
+                    "--memory-budget '{}': expected a data size from 1 MiB to 16 EiB, e.g. '20 GB'",
+                    text);
+  return static_cast<std::uint64_t>(bytes);
+}
+
+// --seed: a decimal integer in [0, 2^64 - 1]. from_chars refuses a sign, other text and
+// overflow (strtoull wrapped "-3" and saturated values above 2^64 silently).
+std::uint64_t parse_seed(const std::string& text) {
+  std::uint64_t seed = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seed);
+  LIGHTSIM_CHECK_AS(UsageError, error == std::errc() && end == text.data() + text.size(),
+                    "--seed '{}': expected an integer in [0, 18446744073709551615]", text);
+  return seed;
+}
+
 int run(int argc, char** argv) {
   Registry registry;
   register_all(registry);
@@ -34,18 +61,23 @@ int run(int argc, char** argv) {
   app.fallthrough();             // global options are accepted after the subcommand too
   app.require_subcommand(0, 1);  // none is reported below, after an unknown word is named
   app.set_version_flag("--version", "lightsim " LIGHTSIM_VERSION);
-  app.add_option_function<std::uint64_t>(
+  app.add_option_function<std::string>(
          "--seed",
-         [&](std::uint64_t seed) {
-           options.seed = seed;
+         [&](const std::string& text) {
+           options.seed = parse_seed(text);
            options.seed_given = true;
          },
          "Seed of every random stream (results are identical for any thread count)")
-      ->type_name("UINT")
-      ->check(CLI::NonNegativeNumber);  // strtoull would wrap "-3" silently
+      ->type_name("UINT");
   app.add_option("--threads", options.threads, "Worker threads (0 = all hardware threads)")
       ->capture_default_str()
       ->check(CLI::Range(0u, 4096u));
+  app.add_option_function<std::string>(
+         "--memory-budget",
+         [&](const std::string& text) { options.memory_budget = parse_memory_budget(text); },
+         "Memory the run may allocate for its arrays, e.g. '20 GB' (default 80% of RAM); a "
+         "command that needs more refuses before it starts")
+      ->type_name("SIZE");
   app.add_flag("--json", options.json, "Machine-readable output on stdout");
   app.add_flag("-q,--quiet", options.quiet, "No progress output; warnings and errors only");
   app.add_option("--out", options.out, "Output folder for results")->capture_default_str();

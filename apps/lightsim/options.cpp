@@ -19,6 +19,7 @@ ContextOptions GlobalOptions::context_options(std::uint64_t default_seed,
   o.seed = seed_given ? seed : default_seed;
   o.threads = threads;
   o.cancel = cancel;
+  o.memory_budget = memory_budget;
   o.log_level = quiet ? LogLevel::warn : LogLevel::info;
   o.progress.mode = quiet ? ProgressMode::quiet : ProgressMode::automatic;
   o.progress.plain_interval = std::chrono::milliseconds(

@@ -107,6 +107,25 @@ void AtomicFile::commit() {
   }
 }
 
+std::size_t remove_stale_temp_files(const std::filesystem::path& target) {
+  const std::string prefix = fmt::format(".{}.", target.filename().string());
+  constexpr std::string_view kSuffix = ".tmp";
+  constexpr std::size_t kTagDigits = 16;
+  std::size_t removed = 0;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(parent_or_dot(target), ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() != prefix.size() + kTagDigits + kSuffix.size() || !name.starts_with(prefix) ||
+        !name.ends_with(kSuffix))
+      continue;
+    const std::string_view tag = std::string_view(name).substr(prefix.size(), kTagDigits);
+    if (tag.find_first_not_of("0123456789abcdef") != std::string_view::npos) continue;
+    std::error_code remove_ec;
+    if (std::filesystem::remove(entry.path(), remove_ec)) ++removed;
+  }
+  return removed;
+}
+
 void write_file_atomic(const std::filesystem::path& path, std::string_view content) {
   AtomicFile file(path);
   file.write(content);

@@ -58,8 +58,13 @@ std::filesystem::path find_named(const std::string& name_or_file, std::string_vi
       searched.push_back((root / dir).string() + "/");
     }
   }
-  for (const auto& c : candidates)
-    if (std::filesystem::is_regular_file(c)) return c;
+  for (const auto& c : candidates) {
+    std::error_code ec;
+    // A named path that exists but is not a regular file (a folder, /dev/zero, a FIFO) is
+    // returned, so its reader says what it is instead of "not found".
+    if (is_path ? std::filesystem::exists(c, ec) : std::filesystem::is_regular_file(c, ec))
+      return c;
+  }
   const std::string where = searched.empty() ? std::string("no config folder")
                                              : fmt::format("{}", fmt::join(searched, ", "));
   const std::string hint =

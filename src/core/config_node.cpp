@@ -1,11 +1,12 @@
 #include "lightsim/core/config_node.h"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
-#include <fstream>
 #include <sstream>
 
 #include "lightsim/core/error.h"
+#include "lightsim/core/input_file.h"
 
 namespace lightsim::config {
 
@@ -121,6 +122,114 @@ constexpr std::size_t kMaxValues = 100'000;
 constexpr int kMaxDepth = 128;            // nesting of lists and mappings
 constexpr std::size_t kMaxKeys = 10'000;  // keys of one mapping
 
+// file:line:column of byte `offset` of `text` (columns count bytes).
+Location location_at(std::string_view text, std::size_t offset, const std::string& source) {
+  int line = 1;
+  int column = 1;
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return {source, line, column};
+}
+
+// ConfigError at the first byte of `text` that is not well-formed UTF-8 (RFC 3629: no
+// overlong forms, no surrogates, nothing beyond U+10FFFF).
+void check_utf8(std::string_view text, const std::string& source) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
+  std::size_t i = 0;
+  while (i < n) {
+    const unsigned char c = bytes[i];
+    std::size_t length = 0;
+    unsigned char low = 0x80, high = 0xBF;  // range of the second byte
+    if (c < 0x80) {
+      length = 1;
+    } else if (c >= 0xC2 && c <= 0xDF) {
+      length = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      length = 3;
+      if (c == 0xE0) low = 0xA0;
+      if (c == 0xED) high = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      length = 4;
+      if (c == 0xF0) low = 0x90;
+      if (c == 0xF4) high = 0x8F;
+    }
+    bool ok = length > 0 && i + length <= n;
+    for (std::size_t k = 1; ok && k < length; ++k) {
+      const unsigned char b = bytes[i + k];
+      ok = k == 1 ? (b >= low && b <= high) : (b >= 0x80 && b <= 0xBF);
+    }
+    if (!ok)
+      LIGHTSIM_THROW(ConfigError, "{}: invalid UTF-8 (byte 0x{:02x}); save the file as UTF-8",
+                     location_at(text, i, source).str(), c);
+    i += length;
+  }
+}
+
+// A first pass over the parser's events, before any node is built: exactly one document, at
+// most kMaxValues values (aliases not expanded; the conversion counts those) and kMaxDepth
+// levels. So a large or deeply nested file is refused in bounded memory.
+class EventLimits : public YAML::EventHandler {
+ public:
+  explicit EventLimits(const std::string& source) : source_(source) {}
+
+  void OnDocumentStart(const YAML::Mark& mark) override { mark_ = mark; }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { value(mark); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { value(mark); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                const std::string&) override {
+    value(mark);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    open(mark);
+  }
+  void OnSequenceEnd() override { --depth_; }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    open(mark);
+  }
+  void OnMapEnd() override { --depth_; }
+
+  const YAML::Mark& document_mark() const { return mark_; }
+
+ private:
+  void value(const YAML::Mark& mark) {
+    if (++values_ > kMaxValues)
+      LIGHTSIM_THROW(ConfigError, "{}: document too large: more than {} values",
+                     location_of(mark, source_).str(), kMaxValues);
+  }
+  void open(const YAML::Mark& mark) {
+    value(mark);
+    LIGHTSIM_CHECK_AS(ConfigError, ++depth_ <= kMaxDepth, "{}: nested deeper than {} levels",
+                      location_of(mark, source_).str(), kMaxDepth);
+  }
+
+  const std::string& source_;
+  std::size_t values_ = 0;
+  int depth_ = 0;
+  YAML::Mark mark_;
+};
+
+void check_events(std::string_view text, const std::string& source) {
+  std::istringstream in{std::string(text)};
+  YAML::Parser parser(in);
+  EventLimits limits(source);
+  if (!parser.HandleNextDocument(limits)) return;
+  if (parser.HandleNextDocument(limits))
+    LIGHTSIM_THROW(ConfigError,
+                   "{}: a second YAML document (after '---' or '...'); a config file holds "
+                   "exactly one",
+                   location_of(limits.document_mark(), source).str());
+}
+
 struct Converter {
   const std::string& source;
   std::size_t values = 0;
@@ -171,7 +280,9 @@ struct Converter {
 }  // namespace
 
 Node parse_document(std::string_view text, const std::string& source) {
+  check_utf8(text, source);
   try {
+    check_events(text, source);
     Converter converter{source};
     return converter.convert(YAML::Load(std::string(text)), 0);
   } catch (const YAML::ParserException& e) {
@@ -182,17 +293,10 @@ Node parse_document(std::string_view text, const std::string& source) {
 }
 
 Node load_document(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    std::error_code ec;
-    if (!std::filesystem::exists(file, ec))
-      LIGHTSIM_THROW(InputError, "{}: no such file", file.string());
-    LIGHTSIM_THROW(InputError, "{}: cannot be read", file.string());
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  LIGHTSIM_CHECK_AS(InputError, !in.bad(), "{}: read failed", file.string());
-  return parse_document(text.str(), file.string());
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec) && !std::filesystem::is_symlink(file, ec))
+    LIGHTSIM_THROW(InputError, "{}: no such file", file.string());
+  return parse_document(read_input_file(file, "config file", kMaxConfigFileBytes), file.string());
 }
 
 void merge_into(Node& base, const Node& overlay) {

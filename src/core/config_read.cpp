@@ -140,6 +140,14 @@ std::string suggest(std::string_view word, const std::vector<std::string>& candi
   return fmt::format(" ({}: {})", label, fmt::join(candidates, ", "));
 }
 
+std::string misspelled_key(const Node& map, std::string_view wanted) {
+  if (!map.is_map()) return {};
+  const std::vector<std::string> target{std::string(wanted)};
+  for (const auto& [key, value] : map.entries())
+    if (key != wanted && !closest_match(key, target).empty()) return key;
+  return {};
+}
+
 std::string format_number(double v) {
   return fmt::format("{}", v);
 }
@@ -163,8 +171,12 @@ Node strip_header(const Node& document, std::string_view kind, int schema_versio
     r.fail(*version, fmt::format("schema_version {} of {} files is no longer read (current: {})", v,
                                  kind, schema_version));
   const Node* given_kind = document.find("kind");
-  if (given_kind == nullptr)
+  if (given_kind == nullptr) {
+    if (const std::string typo = misspelled_key(document, "kind"); !typo.empty())
+      LIGHTSIM_THROW(ConfigError, "{}: unknown key '{}' (did you mean 'kind'?)",
+                     document.key_location(typo).str(), typo);
     r.fail(document, fmt::format("missing 'kind' (expected kind: {})", kind));
+  }
   const std::string k = read_string(*given_kind, r);
   if (k != kind)
     r.fail(*given_kind, fmt::format("this file is a '{}' config; expected a '{}' config", k, kind));

@@ -4,9 +4,9 @@
 #include <iterator>
 #include <string_view>
 
-#include "core/posix_file.h"
 #include "lightsim/core/atomic_file.h"
 #include "lightsim/core/error.h"
+#include "lightsim/core/input_file.h"
 
 namespace lightsim {
 namespace {
@@ -159,7 +159,7 @@ void write_json_file(const std::filesystem::path& path, const Json& document) {
 }
 
 Json read_json_file(const std::filesystem::path& path) {
-  std::string text = detail::read_whole_file(path, "JSON file");
+  std::string text = read_input_file(path, "JSON file", kMaxJsonFileBytes);
   try {
     return Json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {

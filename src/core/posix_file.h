@@ -16,7 +16,8 @@ std::string errno_message(int error_number);
 class ReadFile {
  public:
   // Opens `path`. Throws InputError naming `what` and the path if it is missing, unreadable
-  // or a directory.
+  // or not a regular file (a folder, a device such as /dev/zero, a FIFO, a socket); opening
+  // never blocks on a FIFO.
   ReadFile(const std::filesystem::path& path, std::string_view what);
   ~ReadFile();
   ReadFile(const ReadFile&) = delete;
@@ -32,8 +33,5 @@ class ReadFile {
   int fd_ = -1;
   std::uint64_t size_ = 0;
 };
-
-// The whole content of `path`; errors as in ReadFile.
-std::string read_whole_file(const std::filesystem::path& path, std::string_view what);
 
 }  // namespace lightsim::detail

@@ -21,6 +21,11 @@ std::string Registry::check_file(const std::filesystem::path& file,
 
 std::string Registry::check_document(const config::Node& doc, const config::LoadOptions& o) const {
   const config::Node* kind = doc.find("kind");
+  if (kind == nullptr) {
+    if (const std::string typo = config::misspelled_key(doc, "kind"); !typo.empty())
+      LIGHTSIM_THROW(ConfigError, "{}: unknown key '{}' (did you mean 'kind'?)",
+                     doc.key_location(typo).str(), typo);
+  }
   if (kind == nullptr || !kind->is_scalar())
     LIGHTSIM_THROW(ConfigError, "{}: missing 'kind' (one of: {})", doc.location().source,
                    fmt::join(spec_kinds(), ", "));

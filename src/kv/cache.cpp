@@ -1,6 +1,9 @@
 #include "lightsim/kv/cache.h"
 
+#include <utility>
+
 #include "lightsim/core/error.h"
+#include "lightsim/core/memory_budget.h"
 
 namespace lightsim::kv {
 
@@ -16,6 +19,28 @@ void KvGeometry::validate(const std::string& what) const {
                     kv_heads);
   LIGHTSIM_CHECK_AS(InputError, head_dim % 2 == 0,
                     "{}: head_dim ({}) must be even (RoPE rotates channel pairs)", what, head_dim);
+}
+
+std::uint64_t KvGeometry::array_bytes() const {
+  const std::uint64_t kv = bytes_of(bytes_of(bytes_of(layers, kv_heads), tokens), head_dim);
+  const std::uint64_t q = bytes_of(bytes_of(bytes_of(layers, q_heads), steps), head_dim);
+  return bytes_of(add_bytes(bytes_of(kv, 2), q), sizeof(float));
+}
+
+KvCache::KvCache(const KvGeometry& geometry, std::vector<float> keys, std::vector<float> values,
+                 std::vector<float> queries)
+    : geometry_(geometry),
+      keys_(std::move(keys)),
+      values_(std::move(values)),
+      queries_(std::move(queries)) {
+  geometry_.validate("KV cache geometry");
+  const auto& g = geometry_;
+  const std::size_t kv = g.layers * g.kv_heads * g.tokens * g.head_dim;
+  LIGHTSIM_CHECK(keys_.size() == kv && values_.size() == kv &&
+                     queries_.size() == g.layers * g.q_heads * g.steps * g.head_dim,
+                 "KvCache: arrays of {}, {} and {} values do not fit the geometry", keys_.size(),
+                 values_.size(), queries_.size());
+  for (std::size_t l = 0; l < g.layers; ++l) layer_ids.push_back(l);
 }
 
 KvCache::KvCache(const KvGeometry& geometry) : geometry_(geometry) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lightsim/core/error.h"
+#include "lightsim/core/memory_budget.h"
 
 namespace lightsim::kv {
 
@@ -127,7 +128,7 @@ void store(float* out, const Eigen::VectorXd& v) {
 
 }  // namespace
 
-KvCache generate_kv_cache(const KvGeneratorSpec& sp, Context& ctx) {
+KvGeometry generated_geometry(const KvGeneratorSpec& sp) {
   KvGeometry g;
   g.layers = sp.layers.empty() ? static_cast<std::size_t>(sp.model_layers) : sp.layers.size();
   g.kv_heads = static_cast<std::size_t>(sp.kv_heads);
@@ -135,6 +136,20 @@ KvCache generate_kv_cache(const KvGeneratorSpec& sp, Context& ctx) {
   g.head_dim = static_cast<std::size_t>(sp.head_dim);
   g.tokens = static_cast<std::size_t>(sp.tokens);
   g.steps = static_cast<std::size_t>(sp.steps);
+  return g;
+}
+
+void require_generator_memory(const KvGeneratorSpec& spec, std::uint64_t memory_budget_bytes) {
+  const KvGeometry g = generated_geometry(spec);
+  require_memory(g.array_bytes(), memory_budget_bytes,
+                 fmt::format("a generated KV cache of {} layers x {} KV heads x {} tokens x {} "
+                             "channels",
+                             g.layers, g.kv_heads, g.tokens, g.head_dim));
+}
+
+KvCache generate_kv_cache(const KvGeneratorSpec& sp, Context& ctx) {
+  require_generator_memory(sp, ctx.memory_budget());
+  const KvGeometry g = generated_geometry(sp);
   KvCache cache(g);
   if (!sp.layers.empty())
     for (std::size_t l = 0; l < g.layers; ++l)

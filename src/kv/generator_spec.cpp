@@ -77,9 +77,15 @@ void KvGeneratorSpec::describe(config::Schema<KvGeneratorSpec>& s) {
       return fmt::format("key_rank ({}) exceeds head_dim ({})", v.key_rank, v.head_dim);
     if (2 * v.outlier_pairs > v.head_dim)
       return fmt::format("outlier_pairs ({}) exceeds head_dim / 2", v.outlier_pairs);
-    for (auto l : v.layers)
-      if (l >= v.model_layers)
-        return fmt::format("layers: {} is not below model_layers ({})", l, v.model_layers);
+    for (std::size_t i = 0; i < v.layers.size(); ++i) {
+      if (v.layers[i] >= v.model_layers)
+        return fmt::format("layers: {} is not below model_layers ({})", v.layers[i],
+                           v.model_layers);
+      for (std::size_t j = 0; j < i; ++j)
+        if (v.layers[j] == v.layers[i])
+          return fmt::format("layers: {} is listed twice (each model layer at most once)",
+                             v.layers[i]);
+    }
     if (v.retrieval_fraction + v.streaming_fraction > 1)
       return std::string("retrieval_fraction + streaming_fraction exceeds 1");
     if (v.early_retrieval_fraction + v.early_streaming_fraction > 1)

@@ -51,7 +51,7 @@ struct PrefillPlanRequest {
     s.field("gpus", &PrefillPlanRequest::gpus, "GPU counts (default: the scenario's)")
         .range(std::int64_t{1}, std::int64_t{1} << 20);
     s.field("top", &PrefillPlanRequest::top, "plans listed per GPU count")
-        .range(std::int64_t{0}, std::int64_t{1} << 20);
+        .range(std::int64_t{1}, std::int64_t{1} << 10);
   }
 };
 
@@ -321,9 +321,8 @@ PlanResult evaluate_plan(const PrefillPlanRequest& q, Env& env) {
       prefill::load_setup(q.scenario, load, first_fabric(q.scenario, q.fabric, load));
   env.inputs_read();
   PlanResult r{.scenario = s.scenario.name, .topology = s.topologies.front()};
-  std::int64_t max_gpus = 1;
-  for (std::int64_t n : s.scenario.gpu_counts) max_gpus = std::lcm(max_gpus, n);
-  const prefill::Evaluator ev(s.scenario, s.model, r.topology, max_gpus);
+  const prefill::Evaluator ev(s.scenario, s.model, r.topology,
+                              std::span<const std::int64_t>(s.scenario.gpu_counts));
   std::vector<prefill::SearchResult> results;
   for (std::int64_t n : s.scenario.gpu_counts) {
     env.ctx.throw_if_cancelled("prefill plan");

@@ -298,6 +298,7 @@ ThermalResult evaluate_thermal(const ThermalRequest& q, Env& env) {
   r.drift.load_step = q.load_step;
   r.drift.seed = env.ctx.seed();
   r.drift.heat = operating_heat(s);
+  r.drift.cancel = env.ctx.cancel_flag();
   const auto& device = s.accelerator.device;
   if (!env.out.empty()) prepare_output_dir(env.out);
   r.run = prism::simulate_drift(device, s.thermal, s.calibration, r.drift);

@@ -196,8 +196,9 @@ Result Evaluator::evaluate(const Plan& p) const {
   if (p.pp > 1) {
     const double tokens_group =
         x * static_cast<double>(scenario_.sequence_length) / static_cast<double>(p.cp);
+    fabric::Topology scratch;
     send_c = fabric::collective(
-        strided_[static_cast<std::size_t>(p.stage())], fabric::CollectiveOp::send_recv, 2,
+        strided_view(p.stage(), scratch), fabric::CollectiveOp::send_recv, 2,
         tokens_group * static_cast<double>(model_.hidden) * act_bytes_ / static_cast<double>(p.tp));
     send = send_c.time;
   }

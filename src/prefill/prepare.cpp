@@ -2,6 +2,8 @@
 // topology views and routing skew tables (evaluate.h); plan validity rules.
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <numeric>
 
 #include "lightsim/model/params.h"
 #include "lightsim/prefill/evaluate.h"
@@ -119,9 +121,14 @@ std::vector<std::int64_t> divisors(std::int64_t n) {
 }  // namespace
 
 Evaluator::Evaluator(const ScenarioSpec& scenario, const model::Transformer& model,
-                     const fabric::Topology& topology, std::int64_t max_gpus)
+                     const fabric::Topology& topology, std::span<const std::int64_t> gpu_counts)
     : scenario_(scenario), model_(model), topology_(topology), kernels_(topology.gpu) {
-  LIGHTSIM_CHECK_AS(ConfigError, max_gpus >= 1, "max_gpus must be >= 1 (got {})", max_gpus);
+  for (std::int64_t n : gpu_counts) {
+    LIGHTSIM_CHECK_AS(ConfigError, n >= 1, "GPU counts must be >= 1 (got {})", n);
+    const std::int64_t step = n / std::gcd(max_gpus_, n);
+    if (__builtin_mul_overflow(max_gpus_, step, &max_gpus_))
+      max_gpus_ = std::numeric_limits<std::int64_t>::max();
+  }
   const fabric::GpuSpec& gpu = topology.gpu;
   const model::DTypePolicy& dt = scenario.dtypes;
   const std::string act(model::dtype_name(dt.activations));
@@ -176,27 +183,37 @@ Evaluator::Evaluator(const ScenarioSpec& scenario, const model::Transformer& mod
     kinds_.push_back(std::move(kind));
   }
 
-  // Strided views: a group of stride s sees tier domains of D_j / s members.
-  strided_.resize(static_cast<std::size_t>(max_gpus) + 1);
-  for (std::int64_t s = 1; s <= max_gpus; ++s) {
-    fabric::Topology t = topology;
-    for (auto& tier : t.tiers) tier.domain_size = std::max<std::int64_t>(1, tier.domain_size / s);
-    strided_[static_cast<std::size_t>(s)] = std::move(t);
-  }
-
-  max_load_.assign(static_cast<std::size_t>(max_gpus) + 1, 0.0);
-  if (model.moe.routed_experts > 0) {
-    const auto loads = detail::expert_loads(scenario.routing, model.moe.routed_experts);
-    for (std::int64_t ep : divisors(max_gpus))
-      max_load_[static_cast<std::size_t>(ep)] = detail::max_rank_share(
-          loads, scenario.routing.redundant_experts, scenario.routing.placement, ep);
+  // Tables for the divisors of each GPU count only (a few hundred at most): precomputing every
+  // stride up to the counts' least common multiple exhausted memory for counts such as 8192
+  // and 8191 (lcm 67,100,672).
+  const std::vector<double> loads =
+      model.moe.routed_experts > 0
+          ? detail::expert_loads(scenario.routing, model.moe.routed_experts)
+          : std::vector<double>{};
+  for (std::int64_t n : gpu_counts) {
+    for (std::int64_t d : divisors(n)) {
+      if (!strided_.contains(d)) strided_.emplace(d, strided(d));
+      if (!loads.empty() && !max_load_.contains(d))
+        max_load_.emplace(d, detail::max_rank_share(loads, scenario.routing.redundant_experts,
+                                                    scenario.routing.placement, d));
+    }
   }
 }
 
+const fabric::Topology& Evaluator::strided_view(std::int64_t s, fabric::Topology& scratch) const {
+  if (const auto it = strided_.find(s); it != strided_.end()) return it->second;
+  return scratch = strided(s);
+}
+
+fabric::Topology Evaluator::strided(std::int64_t s) const {
+  fabric::Topology t = topology_;
+  for (auto& tier : t.tiers) tier.domain_size = std::max<std::int64_t>(1, tier.domain_size / s);
+  return t;
+}
+
 double Evaluator::max_rank_load(std::int64_t ep) const {
-  if (ep >= 1 && ep < static_cast<std::int64_t>(max_load_.size()) &&
-      max_load_[static_cast<std::size_t>(ep)] > 0)
-    return max_load_[static_cast<std::size_t>(ep)];
+  if (const auto it = max_load_.find(ep); it != max_load_.end() && it->second > 0)
+    return it->second;
   if (model_.moe.routed_experts == 0) return 1.0 / static_cast<double>(ep);
   const auto loads = detail::expert_loads(scenario_.routing, model_.moe.routed_experts);
   return detail::max_rank_share(loads, scenario_.routing.redundant_experts,
@@ -211,8 +228,8 @@ std::string Evaluator::validate(const Plan& p) const {
     return "every degree and the micro-batch count must be >= 1";
   if (n > topology_.capacity())
     return fmt::format("{} GPUs exceed the fabric's {}", n, topology_.capacity());
-  if (n >= static_cast<std::int64_t>(strided_.size()))
-    return fmt::format("{} GPUs exceed the evaluator's bound of {} GPUs", n, strided_.size() - 1);
+  if (n > max_gpus_)
+    return fmt::format("{} GPUs exceed the evaluator's bound of {} GPUs", n, max_gpus_);
   if (p.stage() % (p.tp * p.cp) != 0)
     return fmt::format("the stage's EP x EDP = {} GPUs are not a multiple of TP x CP = {}",
                        p.stage(), p.tp * p.cp);

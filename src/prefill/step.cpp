@@ -66,10 +66,12 @@ fabric::CollectiveResult Evaluator::expert_all_to_all(std::int64_t ep, double to
                                                       double bytes_per_value) const {
   const double h = static_cast<double>(model_.hidden);
   const std::int64_t inner = topology_.tiers.front().domain_size;
+  fabric::Topology scratch;
+  const fabric::Topology& unstrided = strided_view(1, scratch);
   if (ep <= inner || topology_.tiers.size() < 2)
-    return fabric::collective(strided_[1], CollectiveOp::all_to_all, ep,
+    return fabric::collective(unstrided, CollectiveOp::all_to_all, ep,
                               tokens * k * h * bytes_per_value);
-  const auto local = fabric::collective(strided_[1], CollectiveOp::all_to_all, inner,
+  const auto local = fabric::collective(unstrided, CollectiveOp::all_to_all, inner,
                                         tokens * k * h * bytes_per_value);
   std::size_t outer = 1;
   while (outer + 1 < topology_.tiers.size() && topology_.tiers[outer].domain_size < ep) ++outer;
@@ -166,7 +168,8 @@ double Evaluator::layer_time(const LayerKind& kind, const Plan& p, double x, dou
     if (c.feasible && time > 0) r.tier[idx(k)] = c.bounding_tier;
   };
   auto run = [&](std::int64_t stride, CollectiveOp op, std::int64_t n, double bytes) {
-    return fabric::collective(strided_[static_cast<std::size_t>(stride)], op, n, bytes);
+    fabric::Topology scratch;
+    return fabric::collective(strided_view(stride, scratch), op, n, bytes);
   };
   double exposed = 0;
   const double tokens_group = x * S / cp;  // tokens of one CP rank per micro-batch

@@ -12,10 +12,9 @@ ScenarioStudy run_study(const ScenarioSpec& scenario, const model::Transformer& 
   ScenarioStudy study;
   study.scenario = scenario;
   study.topologies = topologies;
-  std::int64_t max_gpus = 1;
-  for (std::int64_t n : scenario.gpu_counts) max_gpus = std::lcm(max_gpus, n);
   std::vector<Evaluator> evaluators;
-  for (const auto& t : topologies) evaluators.emplace_back(scenario, model, t, max_gpus);
+  for (const auto& t : topologies)
+    evaluators.emplace_back(scenario, model, t, std::span<const std::int64_t>(scenario.gpu_counts));
   auto speedups = [](auto latency_of, std::size_t n) {
     std::vector<double> s(n, 0.0);
     for (std::size_t f = 0; f < n; ++f)

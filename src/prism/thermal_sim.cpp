@@ -267,8 +267,18 @@ DriftRun simulate_drift(const photonics::DeviceSpec& device, const ThermalSpec& 
   LIGHTSIM_CHECK_AS(UsageError, interval >= dt,
                     "trace interval {} must be at least the thermal time step {}",
                     to_string(options.trace_interval), to_string(spec.time_step));
+  const double sample_count = std::ceil(options.duration.si() / interval - 1e-9);
+  LIGHTSIM_CHECK_AS(UsageError, std::isfinite(sample_count) && sample_count <= kMaxDriftSamples,
+                    "duration {} over trace interval {} is {:.3g} samples, at most {:.3g} (a "
+                    "longer duration needs a longer trace interval)",
+                    to_string(options.duration), to_string(options.trace_interval), sample_count,
+                    kMaxDriftSamples);
   const auto steps_per_sample = static_cast<long>(std::llround(interval / dt));
-  const auto samples = static_cast<long>(std::ceil(options.duration.si() / interval - 1e-9));
+  const auto samples = static_cast<long>(sample_count);
+  const auto stop_if_cancelled = [&](double t) {
+    if (options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed)) [[unlikely]]
+      LIGHTSIM_THROW(Interrupted, "thermal drift simulation at t = {:.6g} s: interrupted", t);
+  };
   const Power heat = options.heat;
   LIGHTSIM_CHECK_AS(UsageError, std::isfinite(heat.si()) && heat.si() >= 0.0,
                     "chip heat must be finite and >= 0 W (got {})", to_string(heat));
@@ -309,8 +319,10 @@ DriftRun simulate_drift(const photonics::DeviceSpec& device, const ThermalSpec& 
   for (long k = 1; k <= samples; ++k) {
     for (long s = 0; s < steps_per_sample; ++s, ++step) {
       const double t = static_cast<double>(step) * dt;
+      if (s % 4096 == 4095) stop_if_cancelled(t);
       loop.step(t, t >= half ? options.load_step.si() : 0.0);
     }
+    stop_if_cancelled(static_cast<double>(step) * dt);
     const double t = static_cast<double>(step) * dt;
     bank.walk(spec.ring_walk.si(), interval, static_cast<std::uint64_t>(k));
     std::fill(flagged.begin(), flagged.end(), 0);

@@ -6,6 +6,7 @@
 
 #include "lightsim/core/csv.h"
 #include "lightsim/core/error.h"
+#include "lightsim/core/file_name.h"
 #include "report/identifier.h"
 
 namespace lightsim::report {
@@ -273,6 +274,9 @@ Json to_json(const StudyResult& result, std::string_view source) {
 }
 
 std::filesystem::path write_result(const std::filesystem::path& dir, const StudyResult& result) {
+  require_file_name(result.study, "study name");
+  for (const NamedTable& t : result.tables)
+    require_file_name(fmt::format("{}_{}", result.study, t.name), "study table file");
   const std::filesystem::path file = dir / (result.study + ".json");
   const Json doc = to_json(result, file.string());
   for (const NamedTable& t : result.tables)

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "lightsim/core/input_file.h"
 #include "lightsim/core/json.h"
 #include "lightsim/core/rng.h"
 
@@ -54,6 +55,7 @@ void SweepSpec::describe(config::Schema<SweepSpec>& s) {
       "a list or a random sample of config assignments; results appended to "
       "<out>/<name>.jsonl.");
   s.field("name", &SweepSpec::name, "name of the sweep and of its result store <name>.jsonl")
+      .file_name()
       .required();
   s.field("description", &SweepSpec::description, "what the sweep is for");
   s.field("target", &SweepSpec::target,
@@ -87,12 +89,7 @@ std::vector<std::string> Point::assignments() const {
 }
 
 std::string fnv1a_hex(std::string_view bytes) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= 0x100000001b3ULL;
-  }
-  return fmt::format("{:016x}", h);
+  return fmt::format("{:016x}", fnv1a64(bytes));
 }
 
 std::string Point::id() const {

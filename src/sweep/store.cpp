@@ -2,29 +2,37 @@
 #include "lightsim/sweep/store.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "lightsim/core/atomic_file.h"
 #include "lightsim/core/error.h"
+#include "lightsim/core/input_file.h"
 #include "lightsim/core/json.h"
 
 namespace lightsim::sweep {
 namespace {
 
-std::string read_all(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  LIGHTSIM_CHECK_AS(IoError, in.good(), "cannot read sweep store '{}': {}", path.string(),
-                    std::strerror(errno));
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+// The lock file's descriptor, holding an exclusive flock on it.
+int lock_store(const std::filesystem::path& store) {
+  const std::filesystem::path lock = fmt::format("{}.lock", store.string());
+  const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  LIGHTSIM_CHECK_AS(IoError, fd >= 0, "cannot create the lock file '{}' of sweep store '{}': {}",
+                    lock.string(), store.string(), std::strerror(errno));
+  if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return fd;
+  const int err = errno;
+  ::close(fd);
+  LIGHTSIM_CHECK_AS(IoError, err == EWOULDBLOCK, "cannot lock '{}': {}", lock.string(),
+                    std::strerror(err));
+  LIGHTSIM_THROW(InputError,
+                 "sweep store '{}' is in use by another run (it holds the lock '{}'); wait for "
+                 "it to finish, or give this sweep another --out",
+                 store.string(), lock.string());
 }
 
 void check_finite(const Json& j, const std::string& pointer) {
@@ -64,6 +72,18 @@ std::string record_line(std::size_t index, const std::string& id, const Json& va
 
 ResultStore::ResultStore(std::filesystem::path path, const Json& header, bool resume)
     : path_(std::move(path)), header_line_(header.dump()) {
+  lock_fd_ = lock_store(path_);
+  try {
+    open(header, resume);
+  } catch (...) {
+    if (fd_ >= 0) ::close(fd_);
+    ::close(lock_fd_);
+    throw;
+  }
+}
+
+void ResultStore::open(const Json& header, bool resume) {
+  remove_stale_temp_files(path_);
   const auto points = header.at("points").get<std::size_t>();
   have_.assign(points, false);
   const bool exists = std::filesystem::exists(path_);
@@ -71,7 +91,8 @@ ResultStore::ResultStore(std::filesystem::path path, const Json& header, bool re
                     "sweep store '{}' already exists: run with --resume to continue it, or "
                     "delete it to start over",
                     path_.string());
-  std::string text = exists ? read_all(path_) : std::string();
+  std::string text =
+      exists ? read_input_file(path_, "sweep store", kMaxSweepStoreBytes) : std::string();
   const auto first_newline = text.find('\n');
   if (first_newline == std::string::npos) {  // new, empty, or a header that never completed
     write_file_atomic(path_, header_line_ + "\n");
@@ -125,6 +146,7 @@ ResultStore::ResultStore(std::filesystem::path path, const Json& header, bool re
 
 ResultStore::~ResultStore() {
   if (fd_ >= 0) ::close(fd_);
+  if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the lock
 }
 
 std::vector<std::size_t> ResultStore::done() const {

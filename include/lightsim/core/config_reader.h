@@ -146,6 +146,9 @@ std::string closest_match(std::string_view word, const std::vector<std::string>&
 // else " (<label>: a, b, c)", or "" when there are no candidates.
 std::string suggest(std::string_view word, const std::vector<std::string>& candidates,
                     std::string_view label = "known");
+// A key of mapping `map` that looks like a misspelling of `wanted` (closest_match: "kindx" for
+// "kind"), or "" when none does; for "missing 'kind'" errors that can name the culprit.
+std::string misspelled_key(const Node& map, std::string_view wanted);
 // Checks schema_version and kind of a top-level document and returns it without them.
 Node strip_header(const Node& document, std::string_view kind, int schema_version);
 std::string format_number(double v);

@@ -64,6 +64,12 @@ class FieldBuilder {
     checks_->allowed = std::move(allowed);
     return *this;
   }
+  // A string that becomes a file name in an output folder (core/file_name.h).
+  FieldBuilder& file_name() {
+    checks_->file_name = true;
+    info_.constraint = fmt::format("a file name: {}", kFileNameRule);
+    return *this;
+  }
   FieldBuilder& min_items(std::size_t n) {
     checks_->min_items = n;
     info_.constraint = fmt::format("at least {} item(s)", n);

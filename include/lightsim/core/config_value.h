@@ -14,6 +14,7 @@
 #include <fmt/ranges.h>
 
 #include "lightsim/core/config_reader.h"
+#include "lightsim/core/file_name.h"
 
 namespace lightsim::config {
 
@@ -58,6 +59,7 @@ struct Checks {
   std::optional<E> lo, hi;
   bool lo_exclusive = false;
   std::vector<std::string> allowed;  // for strings
+  bool file_name = false;            // for strings: a safe file name (core/file_name.h)
   std::size_t min_items = 0;         // for lists and maps
   std::string ref_dir;               // for references: the folder of names ("" = preset_dir)
 };
@@ -195,6 +197,11 @@ void check_element(const E& v, const Checks<E>& c, const Node& n, const Reader& 
       const std::string guess = closest_match(v, c.allowed);
       r.fail(n, fmt::format("'{}' is not one of: {}{}", v, fmt::join(c.allowed, ", "),
                             guess.empty() ? "" : fmt::format(" (did you mean '{}'?)", guess)));
+    }
+    if (c.file_name) {
+      if (const auto problem = file_name_problem(v))
+        r.fail(n, fmt::format("'{}' {}: it names a file inside the output folder, so it must be {}",
+                              v, *problem, kFileNameRule));
     }
   }
 }

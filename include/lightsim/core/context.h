@@ -11,6 +11,7 @@
 
 #include "lightsim/core/error.h"
 #include "lightsim/core/log.h"
+#include "lightsim/core/memory_budget.h"
 #include "lightsim/core/parallel.h"
 #include "lightsim/core/progress.h"
 #include "lightsim/core/rng.h"
@@ -26,6 +27,9 @@ struct ContextOptions {
   // Set (from another thread or a signal handler) to ask the run to stop; not owned, may be
   // null (never cancelled). Long loops poll Context::cancelled() between work items.
   const std::atomic<bool>* cancel = nullptr;
+  // Bytes the run may allocate for its large arrays (memory_budget.h); 0 = the default, 80% of
+  // physical memory.
+  std::uint64_t memory_budget = 0;
 };
 
 // Non-copyable and non-movable (it owns running threads); hold it by value in main or in a
@@ -38,7 +42,9 @@ class Context {
         logger_(options.log_level, *options.log_stream),
         progress_(options.progress),
         pool_(options.threads),
-        cancel_(options.cancel) {}
+        cancel_(options.cancel),
+        memory_budget_(options.memory_budget != 0 ? options.memory_budget
+                                                  : default_memory_budget()) {}
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
 
@@ -47,7 +53,12 @@ class Context {
   Logger& log() { return logger_; }
   Progress& progress() { return progress_; }
   ThreadPool& pool() { return pool_; }
+  // Bytes the run may allocate for its large arrays (ContextOptions::memory_budget).
+  std::uint64_t memory_budget() const { return memory_budget_; }
 
+  // The stop flag itself (ContextOptions::cancel; null = never cancelled), for a model loop
+  // below the Context's users that polls it directly (prism::DriftOptions::cancel).
+  const std::atomic<bool>* cancel_flag() const { return cancel_; }
   // True once the run was asked to stop (ContextOptions::cancel).
   bool cancelled() const { return cancel_ != nullptr && cancel_->load(std::memory_order_relaxed); }
   // Throws Interrupted("<what>: interrupted") when cancelled().
@@ -69,6 +80,7 @@ class Context {
   Progress progress_;
   ThreadPool pool_;
   const std::atomic<bool>* cancel_;
+  std::uint64_t memory_budget_;
 };
 
 // Context overloads of the loops in parallel.h (same contracts).

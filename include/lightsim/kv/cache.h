@@ -31,6 +31,8 @@ struct KvGeometry {
   // Throws InputError naming `what` unless every extent is positive, q_heads % kv_heads == 0
   // and head_dim is even.
   void validate(const std::string& what) const;
+  // Bytes of the keys, values and queries held in memory (float32), saturating at UINT64_MAX.
+  std::uint64_t array_bytes() const;
   friend bool operator==(const KvGeometry&, const KvGeometry&) = default;
 };
 
@@ -60,6 +62,10 @@ class KvCache {
   KvCache() = default;
   // Zero-filled arrays of the given geometry (validated).
   explicit KvCache(const KvGeometry& geometry);
+  // Takes over arrays read elsewhere (no zero-filled copy first); each must hold exactly the
+  // geometry's element count (InternalError otherwise).
+  KvCache(const KvGeometry& geometry, std::vector<float> keys, std::vector<float> values,
+          std::vector<float> queries);
 
   const KvGeometry& geometry() const { return geometry_; }
   HeadView head(std::size_t layer, std::size_t kv_head) const;

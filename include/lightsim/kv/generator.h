@@ -100,7 +100,15 @@ struct KvGeneratorSpec {
   static void describe(config::Schema<KvGeneratorSpec>& s);
 };
 
-// Generates the cache described by `spec` (geometry validated here too).
+// The geometry of the cache `spec` describes.
+KvGeometry generated_geometry(const KvGeneratorSpec& spec);
+// InputError unless the cache `spec` describes fits in `memory_budget_bytes` (its arrays in
+// memory, KvGeometry::array_bytes); generate_kv_cache checks it, and a command checks it
+// before it prepares its output folder.
+void require_generator_memory(const KvGeneratorSpec& spec, std::uint64_t memory_budget_bytes);
+
+// Generates the cache described by `spec` (geometry validated here too; memory checked
+// against ctx.memory_budget()).
 KvCache generate_kv_cache(const KvGeneratorSpec& spec, Context& ctx);
 
 // Half-split RoPE in place on one vector of even length D at position `pos` (inverse when

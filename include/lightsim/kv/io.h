@@ -7,7 +7,10 @@
 // Arrays are float32, float16 or bfloat16 (the manifest's "dtype"; every array must match it).
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+
+#include "lightsim/core/memory_budget.h"
 
 #include "lightsim/kv/cache.h"
 
@@ -21,7 +24,10 @@ void write_kv_cache(const std::filesystem::path& dir, const KvCache& cache);
 // Reads a cache folder. Throws InputError for a missing folder or file and DataFormatError for
 // a malformed manifest, an array whose dtype or shape disagrees with the manifest (the message
 // names the array file, the shape or dtype found and the one expected) or an array holding a
-// NaN or Inf (the message names the file and the element's index).
-KvCache read_kv_cache(const std::filesystem::path& dir);
+// NaN or Inf (the message names the file and the element's index). The arrays' size in memory
+// (KvGeometry::array_bytes) is checked against `memory_budget_bytes` before any is read
+// (InputError naming the folder, the need and the budget).
+KvCache read_kv_cache(const std::filesystem::path& dir,
+                      std::uint64_t memory_budget_bytes = default_memory_budget());
 
 }  // namespace lightsim::kv

@@ -11,6 +11,8 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -86,9 +88,14 @@ struct Result {
 
 class Evaluator {
  public:
-  // `max_gpus`: the largest GPU count plans will use (bounds the precomputed tables).
+  // `gpu_counts`: the GPU counts plans will use; the tables are precomputed for every divisor
+  // of each (a plan's strides divide its GPU count), other strides are computed when asked.
   Evaluator(const ScenarioSpec& scenario, const model::Transformer& model,
-            const fabric::Topology& topology, std::int64_t max_gpus);
+            const fabric::Topology& topology, std::span<const std::int64_t> gpu_counts);
+  // For plans of `gpus` GPUs (or of a divisor of it).
+  Evaluator(const ScenarioSpec& scenario, const model::Transformer& model,
+            const fabric::Topology& topology, std::int64_t gpus)
+      : Evaluator(scenario, model, topology, std::span<const std::int64_t>(&gpus, 1)) {}
 
   // Validity first (divisibility, heads, experts, fabric size), then memory, then time.
   Result evaluate(const Plan& plan) const;
@@ -148,11 +155,16 @@ class Evaluator {
   ScenarioSpec scenario_;
   model::Transformer model_;
   fabric::Topology topology_;
-  fabric::KernelEfficiency kernels_;       // the GPU's kernel table, compiled once
-  std::vector<fabric::Topology> strided_;  // [s]: the topology seen by groups of stride s
-  std::vector<double> max_load_;           // [ep]: most loaded rank's share
-  std::vector<LayerKind> kinds_;           // decoder layer shapes
-  std::vector<int> layer_kind_;            // per decoder layer: index into kinds_
+  fabric::KernelEfficiency kernels_;  // the GPU's kernel table, compiled once
+  // The topology seen by a group of stride s (tier domains of D_j / s members).
+  fabric::Topology strided(std::int64_t s) const;
+  // strided(s): the precomputed one, or computed into `scratch` for a stride not tabled.
+  const fabric::Topology& strided_view(std::int64_t s, fabric::Topology& scratch) const;
+  std::map<std::int64_t, fabric::Topology> strided_;  // s -> strided(s), s a divisor of a count
+  std::map<std::int64_t, double> max_load_;           // ep -> most loaded rank's share
+  std::int64_t max_gpus_ = 1;     // lcm of the GPU counts (saturating): the largest plan allowed
+  std::vector<LayerKind> kinds_;  // decoder layer shapes
+  std::vector<int> layer_kind_;   // per decoder layer: index into kinds_
   LayerKind embedding_, head_;
   double flops_per_request_ = 0;
   double matmul_peak_ = 0;

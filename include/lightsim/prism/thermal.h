@@ -12,6 +12,8 @@
 //   COP = (T_c / dT) (M - T_h / T_c) / (M + 1),  M = sqrt(1 + Z T_mean),  dT = T_h - T_c > 0.
 #pragma once
 
+#include <atomic>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -202,7 +204,13 @@ struct DriftOptions {
   // `prism thermal` price the same TEC operating point.
   Power heat = Power::si(0.0);
   std::uint64_t seed = 0;
+  // Set (by a signal handler) to stop the run: polled every sample and every 4096 thermal
+  // steps, it then throws Interrupted. Not owned; null = never cancelled.
+  const std::atomic<bool>* cancel = nullptr;
 };
+
+// Most trace samples (duration / trace_interval) of one drift run: each costs a trace row.
+inline constexpr double kMaxDriftSamples = 1e7;
 
 // One row of the trace (at time t, after that interval's relocks).
 struct DriftSample {

@@ -20,10 +20,13 @@ namespace lightsim::sweep {
 
 class ResultStore {
  public:
-  // Opens `path`. Without `resume` the file must not exist (InputError naming it and
-  // suggesting --resume); it is created holding `header`. With `resume` an existing file is
-  // read: its header's "spec_hash", "seed" and "points" must equal `header`'s (else
-  // ConfigError saying which differs); a missing file is created as without resume.
+  // Opens `path`, first taking an exclusive lock on `<path>.lock` (flock; released when the
+  // store is destroyed or the process ends): a second writer of the same store, in this or
+  // another process, is refused with an InputError naming the store. Temp files of an earlier
+  // killed run's rewrite of `path` are removed. Without `resume` the file must not exist
+  // (InputError naming it and suggesting --resume); it is created holding `header`. With `resume`
+  // an existing file is read: its header's "spec_hash", "seed" and "points" must equal `header`'s
+  // (else ConfigError saying which differs); a missing file is created as without resume.
   ResultStore(std::filesystem::path path, const Json& header, bool resume);
   ~ResultStore();
   ResultStore(const ResultStore&) = delete;
@@ -42,12 +45,15 @@ class ResultStore {
   void sort();
 
  private:
+  void open(const Json& header, bool resume);  // the constructor's work once the lock is held
+
   std::filesystem::path path_;
   std::string header_line_;
   std::vector<std::pair<std::size_t, std::string>> lines_;  // as in the file
   std::vector<bool> have_;
   std::size_t dropped_bytes_ = 0;
   int fd_ = -1;
+  int lock_fd_ = -1;
 };
 
 // The record line of one point (compact JSON, no newline). Throws NumericError naming the

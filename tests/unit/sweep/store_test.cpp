@@ -39,6 +39,22 @@ TEST(ResultStore, ExistingStoreNeedsResume) {
   EXPECT_NO_THROW({ ResultStore s(file, header(), true); });
 }
 
+TEST(ResultStore, ASecondWriterIsRefusedWhileTheFirstIsOpen) {
+  const auto file = scratch_dir() / "s.jsonl";
+  {
+    ResultStore first(file, header(), false);
+    try {
+      ResultStore second(file, header(), true);
+      FAIL() << "a second writer opened the store";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("in use by another run"), std::string::npos) << e.what();
+    }
+    first.append({{0, line(0)}});
+  }
+  ResultStore again(file, header(), true);  // the lock went with the first store
+  EXPECT_EQ(again.done(), (std::vector<std::size_t>{0}));
+}
+
 TEST(ResultStore, ResumeKeepsFinishedPointsAndDropsATornLastLine) {
   const auto file = scratch_dir() / "s.jsonl";
   const std::string torn = line(3).substr(0, 10);

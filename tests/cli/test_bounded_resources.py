@@ -1,0 +1,275 @@
+"""Bounded resources, whole-cache atomicity and a confined, locked sweep store (issue 24,
+docs/hardening.md "Limits").
+
+Every reader refuses a file that is not a regular file (a device such as /dev/zero, a FIFO, a
+folder) or larger than its stated cap before reading it; commands that allocate in proportion
+to their input estimate the memory first and refuse beyond --memory-budget; a sweep store is
+locked against a second writer and its name cannot leave --out. Each test is a reproduction
+that once crashed, hung, exhausted memory or wrote outside --out.
+"""
+import fcntl
+import os
+import resource
+import signal
+import subprocess
+import time
+import unittest
+
+from clitest import BIN, CliTest, Result, SOURCE
+
+# Each command below must fail within this many seconds and this much memory.
+SECONDS = 10
+MEMORY_BYTES = 1 << 30
+
+PRISM_SWEEP = """schema_version: 1
+kind: sweep
+name: {name}
+target: prism_cost
+config: seed
+grid:
+  - key: programming.weight_bits
+    values: [4, 5]
+"""
+
+
+def limit_memory():
+    resource.setrlimit(resource.RLIMIT_AS, (4 * MEMORY_BYTES, 4 * MEMORY_BYTES))
+
+
+def run_bounded(*args):
+    """Runs lightsim -q under a 4 GiB address-space limit; reports peak RSS in `rss`."""
+    proc = subprocess.run([BIN, "-q", *map(str, args)], capture_output=True, text=True,
+                          timeout=SECONDS, stdin=subprocess.DEVNULL, preexec_fn=limit_memory)
+    result = Result(proc)
+    return result
+
+
+def npy_header(shape):
+    dims = ", ".join(str(n) for n in shape)
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }" % dims
+    head = header.encode() + b" " * (63 - (10 + len(header)) % 64) + b"\n"
+    return b"\x93NUMPY\x01\x00" + len(head).to_bytes(2, "little") + head
+
+
+class SpecialFiles(CliTest):
+    """Readers open only regular files, and only up to their cap."""
+
+    COMMANDS = [
+        ["config", "check", "{f}"],
+        ["model", "show", "{f}"],
+        ["photonics", "ring", "{f}"],
+        ["sweep", "{f}", "--out", "{tmp}/o"],
+    ]
+
+    def check_all(self, path, *fragments):
+        for argv in self.COMMANDS:
+            args = [a.format(f=path, tmp=self.tmp) for a in argv]
+            with self.subTest(args=args):
+                r = run_bounded(*args)
+                self.assertInputError(r, str(path), *fragments)
+                self.assertFalse((self.tmp / "o").exists())
+
+    def test_a_link_to_dev_zero_is_refused_unread(self):
+        link = self.tmp / "z.yaml"
+        link.symlink_to("/dev/zero")
+        self.check_all(link, "character device")
+
+    def test_a_fifo_is_refused_without_blocking(self):
+        fifo = self.tmp / "f.yaml"
+        os.mkfifo(fifo)
+        self.check_all(fifo, "FIFO")
+
+    def test_a_config_beyond_the_cap_is_refused_unread(self):
+        big = self.tmp / "big.yaml"
+        with open(big, "wb") as f:
+            f.truncate(30 << 20)  # sparse: 30 MiB that cost nothing to make
+        self.check_all(big, "30 MiB", "limit of 1 MiB")
+
+    def test_a_long_list_is_refused_in_bounded_memory(self):
+        # 400k values in 1 MiB: refused by the event pass before any node is built (a 10 MB
+        # list once cost 2.4 GB before its error).
+        doc = self.write("list.yaml", "- 1\n" * 200_000)
+        r = run_bounded("config", "check", doc)
+        self.assertInputError(r, "list.yaml", "more than 100000 values")
+
+    def test_a_kv_manifest_that_is_a_device_is_refused(self):
+        cache = self.tmp / "cache"
+        cache.mkdir()
+        (cache / "manifest.json").symlink_to("/dev/zero")
+        r = run_bounded("kv", "stats", cache)
+        self.assertInputError(r, "manifest.json", "character device")
+
+
+class MemoryBudget(CliTest):
+    def test_kv_generate_beyond_the_budget_is_refused_before_out_exists(self):
+        out = self.tmp / "k"
+        r = run_bounded("kv", "generate", SOURCE / "configs/kv/qwen2.5-7b.yaml",
+                        "--set", "tokens=16777216", "--out", out)
+        self.assertInputError(r, "needs ~64 GiB", "--memory-budget")
+        self.assertFalse(out.exists())
+        r = run_bounded("--memory-budget", "1 GB", "kv", "generate",
+                        SOURCE / "configs/kv/qwen2.5-7b.yaml", "--set", "tokens=2000000",
+                        "--out", out)
+        self.assertInputError(r, "needs ~7.63 GiB", "memory budget of 954 MiB")
+        self.assertFalse(out.exists())
+
+    def test_a_sparse_cache_beyond_the_budget_is_refused_before_reading(self):
+        # keys.npy and values.npy of [1, 1, 2^23, 128] float32: 4 GiB each, sparse on disk.
+        cache = self.tmp / "cache"
+        cache.mkdir()
+        tokens = 1 << 23
+        (cache / "manifest.json").write_text(
+            '{"format": "lightsim-kv", "version": 1, "source": "test", "dtype": "float32", '
+            '"layer_ids": [0], "kv_heads": 1, "q_heads": 1, "head_dim": 128, '
+            f'"tokens": {tokens}, "steps": 1, "rope_base": 0, "needles": []}}')
+        for name, shape in (("keys", [1, 1, tokens, 128]), ("values", [1, 1, tokens, 128]),
+                            ("queries", [1, 1, 1, 128])):
+            header = npy_header(shape)
+            with open(cache / f"{name}.npy", "wb") as f:
+                f.write(header)
+                f.truncate(len(header) + 4 * shape[2] * shape[3])
+        for argv in (["kv", "stats", cache], ["kv", "select", "--cache", cache]):
+            with self.subTest(argv=argv[:2]):
+                r = run_bounded("--memory-budget", "1 GiB", *argv)
+                self.assertInputError(r, str(cache), "needs ~8 GiB", "1 GiB")
+
+    def test_memory_budget_must_be_a_data_size(self):
+        for text in ("nan GB", "1 kB", "3 s", "lots"):
+            with self.subTest(text):
+                self.assertInputError(run_bounded("--memory-budget", text, "list"),
+                                      "--memory-budget")
+
+
+class PrefillGpuCounts(CliTest):
+    def test_coprime_gpu_counts_need_no_table_of_their_lcm(self):
+        # lcm(8192, 8191) = 67,100,672 strided topologies were precomputed: OOM. Now the tables
+        # hold the divisors of each count.
+        r = run_bounded("prefill", "plan", "seed_8k", "--gpus", "8192", "--gpus", "8191",
+                        "--top", "1", "--json")
+        self.assertEqual(r.code, 0, repr(r))
+        self.assertEqual([s["gpus"] for s in r.json()["searches"]], [8192, 8191])
+
+    def test_large_coprime_counts_do_not_overflow(self):
+        # lcm of these overflows int64 (it was reported as a negative max_gpus).
+        r = run_bounded("prefill", "plan", "seed_8k", "--gpus", "1048573", "--gpus", "1048571",
+                        "--gpus", "1048559", "--gpus", "1048549", "--top", "1", "--json")
+        self.assertEqual(r.code, 0, repr(r))
+        self.assertNotIn("-", "".join(str(s["gpus"]) for s in r.json()["searches"]))
+
+    def test_top_outside_its_range_is_refused(self):
+        for top in ("0", "-5", "2000000"):
+            with self.subTest(top):
+                self.assertInputError(run_bounded("prefill", "plan", "seed_8k", "--top", top),
+                                      "--top", "[1, 1024]")
+
+
+KV_TINY = """schema_version: 1
+kind: kv_synthetic
+preset: qwen2.5-7b
+model_layers: 2
+layers: []
+kv_heads: 2
+q_heads: 4
+head_dim: 32
+tokens: 1024
+steps: 4
+key_rank: 8
+needle_tokens: 16
+"""
+
+
+class KvCacheAtomicity(CliTest):
+    def generate(self, out, *extra):
+        config = self.write("tiny.yaml", KV_TINY)
+        r = run_bounded("kv", "generate", config, "--out", out, *extra)
+        self.assertEqual(r.code, 0, repr(r))
+
+    def snapshot(self, cache):
+        return {p.name: p.read_bytes() for p in sorted(cache.iterdir())}
+
+    def test_a_mixed_cache_is_refused(self):
+        a, b = self.tmp / "a", self.tmp / "b"
+        self.generate(a, "--seed", "1")
+        self.generate(b, "--seed", "2")
+        (a / "keys.npy").write_bytes((b / "keys.npy").read_bytes())
+        for argv in (["kv", "stats", a], ["kv", "select", "--cache", a, "--scorer", "exact"]):
+            with self.subTest(argv=argv[:2]):
+                self.assertInputError(run_bounded(*argv), "keys.npy", "content hash",
+                                      "mixes files")
+
+    def test_a_killed_generate_leaves_the_old_cache_whole(self):
+        cache = self.tmp / "k"
+        self.generate(cache, "--seed", "1")
+        before = self.snapshot(cache)
+        config = self.write("big.yaml", KV_TINY.replace("tokens: 1024", "tokens: 262144"))
+        proc = subprocess.Popen([BIN, "-q", "kv", "generate", config, "--out", cache, "--seed",
+                                 "2"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        time.sleep(1.0)  # the larger cache takes several seconds
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+        self.assertEqual(proc.returncode, -signal.SIGKILL, "generate finished before the kill")
+        self.assertEqual(self.snapshot(cache), before)
+        self.assertEqual(run_bounded("kv", "stats", cache).code, 0)
+        # The next generate removes the killed one's temporary folder and replaces the cache.
+        self.generate(cache, "--seed", "3")
+        self.assertEqual(sorted(p.name for p in self.tmp.iterdir()),
+                         ["big.yaml", "k", "tiny.yaml"])
+        after = self.snapshot(cache)
+        self.assertEqual(set(after), set(before))
+        for name in ("keys.npy", "values.npy", "queries.npy", "manifest.json"):
+            self.assertNotEqual(after[name], before[name], name)
+
+    def test_a_folder_with_other_files_keeps_them(self):
+        out = self.tmp / "o"
+        out.mkdir()
+        (out / "notes.txt").write_text("mine")
+        self.generate(out)
+        self.assertEqual((out / "notes.txt").read_text(), "mine")
+        self.assertEqual(run_bounded("kv", "stats", out).code, 0)
+
+
+class SweepStore(CliTest):
+    def test_a_second_writer_is_refused(self):
+        spec = self.write("s.yaml", PRISM_SWEEP.format(name="locked"))
+        out = self.tmp / "o"
+        out.mkdir()
+        # Another run holds the store's lock (flock is per open file, across processes).
+        with open(out / "locked.jsonl.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            for extra in ([], ["--resume"]):
+                with self.subTest(extra=extra):
+                    r = run_bounded("sweep", spec, "--out", out, *extra)
+                    self.assertInputError(r, "locked.jsonl", "in use by another run")
+        self.assertFalse((out / "locked.jsonl").exists())
+        r = run_bounded("sweep", spec, "--out", out)  # the lock is free again
+        self.assertEqual(r.code, 0, repr(r))
+
+    def test_a_name_cannot_leave_out(self):
+        for name, why in (("../../escaped", "starts with '.'"), ("x/../../escaped", "contains '/'"),
+                          ("/tmp/abs", "contains '/'"),
+                          ('""', "is empty"), (".hidden", "starts with '.'"),
+                          ("a b", "contains ' '")):
+            with self.subTest(name):
+                spec = self.write("s.yaml", PRISM_SWEEP.format(name=name))
+                r = run_bounded("sweep", spec, "--out", self.tmp / "o" / "p")
+                self.assertInputError(r, "s.yaml", "name", why)
+                self.assertFalse((self.tmp / "escaped.jsonl").exists())
+                self.assertFalse((self.tmp / "o").exists())
+
+    def test_temp_files_of_a_killed_rewrite_are_removed(self):
+        spec = self.write("s.yaml", PRISM_SWEEP.format(name="grid"))
+        out = self.tmp / "o"
+        out.mkdir()
+        stale = out / ".grid.jsonl.0123456789abcdef.tmp"
+        stale.write_bytes(b"x" * 1000)
+        other = out / ".other.jsonl.0123456789abcdef.tmp"  # another target's: kept
+        other.write_bytes(b"y")
+        r = run_bounded("sweep", spec, "--out", out)
+        self.assertEqual(r.code, 0, repr(r))
+        self.assertFalse(stale.exists())
+        self.assertTrue(other.exists())
+
+
+if __name__ == "__main__":
+    unittest.main()
