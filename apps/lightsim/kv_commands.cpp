@@ -1,4 +1,5 @@
-// `lightsim kv generate|select|stats`: KV workloads, block selection and calibration.
+// `lightsim kv generate|select`: KV workloads and block selection (kv stats and kv calibrate
+// are operations, src/ops/kv_ops.cpp).
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -15,7 +16,6 @@
 #include "lightsim/kv/io.h"
 #include "lightsim/kv/metrics.h"
 #include "lightsim/kv/scorer_setup.h"
-#include "lightsim/kv/stats.h"
 
 namespace lightsim::cli {
 namespace {
@@ -148,25 +148,6 @@ void add_kv_commands(CLI::App& app, const GlobalOptions& options, const Registry
           "POSITIVE"));
   add_scorer_flags(sel, *so, registry);
   sel->callback([so, &options, &registry] { run_select(*so, options, registry); });
-
-  auto* stats = kv->add_subcommand("stats", "Calibration report of a KV cache folder");
-  auto stats_dir = std::make_shared<std::filesystem::path>();
-  auto window = std::make_shared<std::size_t>(512);
-  stats->add_option("DIR", *stats_dir, "KV cache folder")->required();
-  stats->add_option("--recent", *window, "Recent window for the recent-mass figure")
-      ->capture_default_str();
-  stats->callback([stats_dir, window, &options] {
-    options.require_all_used();
-    Context ctx(options.context_options(1, Time::si(5.0)));
-    const kv::KvCache cache = kv::read_kv_cache(*stats_dir, ctx.memory_budget());
-    kv::StatsOptions stats_options;
-    stats_options.recent_tokens = *window;
-    const kv::StatsReport r = kv::calibration_report(cache, stats_options, ctx);
-    if (options.json)
-      std::cout << dump_json(kv::to_json(r));
-    else
-      std::cout << kv::to_text(r);
-  });
 }
 
 }  // namespace lightsim::cli

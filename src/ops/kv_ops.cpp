@@ -8,6 +8,8 @@
 #include "lightsim/core/config_files.h"
 #include "lightsim/kv/calibration.h"
 #include "lightsim/kv/generator.h"
+#include "lightsim/kv/io.h"
+#include "lightsim/kv/stats.h"
 #include "lightsim/ops/operation.h"
 #include "lightsim/ops/register.h"
 
@@ -33,7 +35,28 @@ struct KvCalibrateRequest {
   }
 };
 
+struct KvStatsRequest {
+  static constexpr std::string_view kind = "kv_stats_request";
+  std::string cache{};
+  std::int64_t recent = 512;
+  static void describe(config::Schema<KvStatsRequest>& s) {
+    s.help("Request of kv stats: the calibration report of one KV cache folder.");
+    s.field("cache", &KvStatsRequest::cache, "KV cache folder (kv generate, scripts/export_kv.py)")
+        .required();
+    s.field("recent", &KvStatsRequest::recent, "recent window for the recent-mass figure, tokens")
+        .range(std::int64_t{0}, std::int64_t{1} << 24);
+  }
+};
+
 namespace {
+
+kv::StatsReport evaluate_stats(const KvStatsRequest& q, Env& env) {
+  env.inputs_read();  // --set addresses no config here
+  const kv::KvCache cache = kv::read_kv_cache(q.cache, env.ctx.memory_budget());
+  kv::StatsOptions options;
+  options.recent_tokens = static_cast<std::size_t>(q.recent);
+  return kv::calibration_report(cache, options, env.ctx);
+}
 
 constexpr std::size_t kEarlyLayers = 2;  // CalibrationOptions::early_layers
 constexpr std::size_t kBodyLayers = 4;   // layers held beyond the early ones
@@ -54,6 +77,7 @@ kv::CalibrationReport evaluate_calibrate(const KvCalibrateRequest& q, Env& env) 
       config::find_named(q.measurements, "references", roots, "reference");
   const kv::KvMeasurements measurements =
       kv::load_kv_measurements(measurements_file.string(), roots);
+  kv::require_generator_memory(spec, env.ctx.memory_budget());
   env.inputs_read();
   auto targets = kv::targets_for_profile(measurements, spec.model, measurements_file.string());
   const kv::KvCache cache = kv::generate_kv_cache(spec, env.ctx);
@@ -68,6 +92,15 @@ kv::CalibrationReport evaluate_calibrate(const KvCalibrateRequest& q, Env& env) 
 }  // namespace
 
 void register_kv_ops(Registry& registry) {
+  add<KvStatsRequest, kv::StatsReport>(
+      registry,
+      {.info = {.name = "kv_stats",
+                .command = {"kv", "stats"},
+                .help = "Calibration report of a KV cache folder",
+                .positional = {"cache"}},
+       .evaluate = evaluate_stats,
+       .to_json = [](const kv::StatsReport& r) { return kv::to_json(r); },
+       .print = [](const kv::StatsReport& r, std::ostream& out) { out << kv::to_text(r); }});
   add<KvCalibrateRequest, kv::CalibrationReport>(
       registry,
       {.info = {.name = "kv_calibrate",

@@ -172,6 +172,7 @@ void evaluate(ThermalRun& run) {
   o.trace_interval = spec.trace_interval;
   o.load_step = spec.load_step;
   o.seed = run.ctx.seed();
+  o.cancel = run.ctx.cancel_flag();  // SIGINT/SIGTERM stop the drift run too
   const prism::CostReport cost = prism::cost(a);
   o.heat = Power::si(cost.dissipated_power);
   run.ctx.throw_if_cancelled("thermal study (before the drift run)");

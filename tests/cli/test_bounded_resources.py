@@ -25,7 +25,7 @@ PRISM_SWEEP = """schema_version: 1
 kind: sweep
 name: {name}
 target: prism_cost
-config: seed
+request: {{accelerator: seed, drift_duration: 10 ms}}
 grid:
   - key: programming.weight_bits
     values: [4, 5]

@@ -40,6 +40,10 @@ class Interrupts(CliTest):
     def test_prism_thermal_duration_is_bounded(self):
         r = run("-q", "prism", "thermal", "seed", "--duration", "1e9 s", "--recall-tokens", "0",
                 "--out", self.tmp / "th")
+        self.assertInputError(r, "--duration", "out of range")
+        # Within the duration's range, the trace is still capped (1e8 samples asked).
+        r = run("-q", "prism", "thermal", "seed", "--duration", "1e5 s", "--trace-interval",
+                "1 ms", "--recall-tokens", "0", "--out", self.tmp / "th")
         self.assertInputError(r, "samples", "at most 1e+07")
 
 

@@ -18,6 +18,20 @@ SOURCE = Path(os.environ.get("LIGHTSIM_SOURCE_DIR", Path(__file__).resolve().par
 MODEL = str(SOURCE / "configs/models/qwen2_5_7b.json")
 # Where operations that write files (prism_thermal's CSV traces) write them, for both adapters.
 OUT = tempfile.mkdtemp(prefix="lightsim-ops-")
+# A tiny KV cache for kv_stats, written once by `kv generate`.
+TINY_KV = """schema_version: 1
+kind: kv_synthetic
+preset: qwen2.5-7b
+model_layers: 2
+layers: []
+kv_heads: 2
+q_heads: 4
+head_dim: 32
+tokens: 1024
+steps: 4
+key_rank: 8
+"""
+CACHE = str(Path(OUT) / "cache")
 
 # (operation, CLI arguments after the command, Python keyword arguments, --set assignments)
 CASES = [
@@ -32,6 +46,7 @@ CASES = [
     ("prism_thermal", ["seed", "--duration", "0.2 s", "--recall-tokens", "0", "--out", OUT],
      {"accelerator": "seed", "duration": "0.2 s", "recall_tokens": 0, "out": OUT}, []),
     ("prism_calibrate", ["scaled"], {"accelerator": "scaled"}, ["device.bank.rows=64"]),
+    ("kv_stats", [CACHE, "--recent", "64"], {"cache": CACHE, "recent": 64}, []),
     ("fabric_show", ["gb200_nvl72"], {"fabric": "gb200_nvl72"}, []),
     ("fabric_kernels", ["h800"], {"gpu": "h800"}, []),
     ("fabric_collective",
@@ -129,6 +144,13 @@ class OperationShape(unittest.TestCase):
             (ref / "prism_seed.yaml").write_text(text)
             cost = lightsim.prism_cost("seed", drift_duration="0.1 s", config_path=tmp)
             self.assertAlmostEqual(cost["seed"]["dynamic_energy_j"], 2e-9)
+
+
+def setUpModule():
+    spec = Path(OUT) / "tiny.yaml"
+    spec.write_text(TINY_KV)
+    subprocess.run([BIN, "kv", "generate", str(spec), "--out", CACHE, "-q"], check=True,
+                   capture_output=True, timeout=120, stdin=subprocess.DEVNULL)
 
 
 def tearDownModule():
