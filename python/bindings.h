@@ -124,6 +124,9 @@ struct OperationCall {
   std::size_t threads = 0;
   bool progress = false;
   std::filesystem::path out{};
+  // Sets request field `name` to `value` (field_node; located at "keyword NAME"); None
+  // leaves the field at its default.
+  void field(const std::string& name, py::handle value);
 };
 Json run_operation(const Registry& registry, std::string_view name, const OperationCall& call);
 

@@ -40,8 +40,8 @@ OperationCall parse_call(const ops::Operation& op, const py::kwargs& kwargs) {
       c.progress = value.cast<bool>();
     } else if (name == "out") {
       if (!value.is_none()) c.out = to_path(value);
-    } else if (!value.is_none()) {  // None: the request field's default
-      c.request.set(name, field_node(name, value), {"keyword " + name, 0, 0});
+    } else {
+      c.field(name, value);
     }
   }
   c.load = load_options(set, config_path);
@@ -71,6 +71,10 @@ config::Node field_node(const std::string& name, py::handle value) {
   if (py::isinstance<py::str>(value))
     return config::Node::make_scalar(value.cast<std::string>(), {where, 0, 0});
   return config::parse_document(to_json(value, name).dump(), where);
+}
+
+void OperationCall::field(const std::string& name, py::handle value) {
+  if (!value.is_none()) request.set(name, field_node(name, value), {"keyword " + name, 0, 0});
 }
 
 Json run_operation(const Registry& registry, std::string_view name, const OperationCall& call) {

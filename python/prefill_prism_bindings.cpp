@@ -32,14 +32,10 @@ void bind_prefill(py::module_& m, const RegistryPtr& registry) {
                  const py::object& fabric, const py::object& set, const py::object& config_path) {
         // The prefill_run operation with a fixed plan (src/ops/prefill_ops.cpp).
         OperationCall call;
-        const auto field = [&](const char* name, py::handle value) {
-          if (!value.is_none())
-            call.request.set(name, field_node(name, value), {std::string("keyword ") + name, 0, 0});
-        };
-        field("scenario", py::str(scenario));
-        field("plan", py::str(plan_text(plan)));
-        field("gpus", gpus);
-        field("fabric", fabric);
+        call.field("scenario", py::str(scenario));
+        call.field("plan", py::str(plan_text(plan)));
+        call.field("gpus", gpus);
+        call.field("fabric", fabric);
         call.load = load_options(set, config_path);
         call.threads = 1;
         return to_python(run_operation(*registry, "prefill_run", call));

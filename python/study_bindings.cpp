@@ -21,14 +21,11 @@ void bind_studies(py::module_& m, const RegistryPtr& registry) {
                  const py::object& config_path, bool progress) -> py::object {
         // The study_run operation, writing no files (the dict is the result).
         OperationCall call;
-        call.request.set("name", field_node("name", py::str(name)), {"keyword name", 0, 0});
-        if (!config.is_none())
-          call.request.set("config", field_node("config", py::str(to_path(config).string())),
-                           {"keyword config", 0, 0});
+        call.field("name", py::str(name));
+        if (!config.is_none()) call.field("config", py::str(to_path(config).string()));
         const studies::Size study_size = studies::parse_size(size);
         if (study_size != studies::Size::standard)
-          call.request.set(std::string(studies::to_string(study_size)),
-                           field_node("size", py::bool_(true)), {"keyword size", 0, 0});
+          call.field(std::string(studies::to_string(study_size)), py::bool_(true));
         call.load = load_options(set, config_path);
         call.seed = seed;
         call.threads = threads;

@@ -78,11 +78,13 @@ using prism::ThermalSpec;
 
 constexpr double kPm = 1e12;
 
+// The accelerator with the request's thermal and calibration sections in place, and the seed's
+// figures printed beside the results.
 struct Setup {
   AcceleratorSpec accelerator{};
-  ThermalSpec thermal{};
-  CalibrationSpec calibration{};
   prism::ThermalSeedReference seed{};
+  const ThermalSpec& thermal() const { return accelerator.thermal; }
+  const CalibrationSpec& calibration() const { return accelerator.calibration; }
 };
 
 // --set addresses the accelerator; the other files are read as they are.
@@ -90,13 +92,11 @@ template <class R>
 Setup load_setup(const R& q, Env& env) {
   Setup s;
   s.accelerator = prism::load_accelerator(q.accelerator, env.load);
-  s.thermal = s.accelerator.thermal;
-  s.calibration = s.accelerator.calibration;
   config::LoadOptions plain;
   plain.config_roots = env.load.config_roots;
-  if (!q.thermal.empty()) s.thermal = config::load_spec<ThermalSpec>(q.thermal, plain);
+  if (!q.thermal.empty()) s.accelerator.thermal = config::load_spec<ThermalSpec>(q.thermal, plain);
   if (!q.calibration.empty())
-    s.calibration = config::load_spec<CalibrationSpec>(q.calibration, plain);
+    s.accelerator.calibration = config::load_spec<CalibrationSpec>(q.calibration, plain);
   s.seed = config::load_spec<prism::ThermalSeedReference>(
       config::find_named("prism_thermal_seed", "references", plain, "reference"), plain);
   env.inputs_read();
@@ -213,17 +213,17 @@ void print_steady(const prism::ThermalOperatingPoint& op, const Setup& s, double
   const auto& seed = s.seed;
   fmt::print(out, "Steady state ({:.3g} W on chip, ambient {:.1f} C)\n", heat, op.ambient);
   fmt::print(out, "  chip temperature      {:.3f} C{}\n", op.chip,
-             !s.thermal.tec.enabled ? " (TEC off: ambient + R P)"
-             : op.feasible          ? " (TEC setpoint)"
-                                    : " (TEC setpoint, which it cannot hold)");
-  if (s.thermal.tec.enabled && !op.feasible) {
+             !s.thermal().tec.enabled ? " (TEC off: ambient + R P)"
+             : op.feasible            ? " (TEC setpoint)"
+                                      : " (TEC setpoint, which it cannot hold)");
+  if (s.thermal().tec.enabled && !op.feasible) {
     fmt::print(out, "  TEC power             infeasible (seed: {})\n", to_string(seed.tec_power));
     fmt::print(out, "  INFEASIBLE: {}\n", op.reason);
     return;
   }
-  if (s.thermal.tec.enabled) {
-    for (const auto& [name, p, spec] : {std::tuple{"coarse", op.coarse, s.thermal.tec.coarse},
-                                        std::tuple{"fine", op.fine, s.thermal.tec.fine}})
+  if (s.thermal().tec.enabled) {
+    for (const auto& [name, p, spec] : {std::tuple{"coarse", op.coarse, s.thermal().tec.coarse},
+                                        std::tuple{"fine", op.fine, s.thermal().tec.fine}})
       fmt::print(out,
                  "  {:<7}stage          {:.2f} -> {:.2f} C, pumps {:.3g} W, COP {:.3g}, {:.3g} W; "
                  "holds +-{:.3g} K (target +-{:.3g} K)\n",
@@ -241,13 +241,13 @@ void print_electrical(const prism::ElectricalImpairments& e, const Setup& s, std
   fmt::print(out, "Supply noise and jitter\n");
   fmt::print(out,
              "  supply {} pp (seed budget {}) -> {:.3g} mV rms -> {:.3g} pm rms -> weight {:.3g}\n",
-             to_string(s.thermal.supply.peak_to_peak), to_string(s.seed.supply_noise),
+             to_string(s.thermal().supply.peak_to_peak), to_string(s.seed.supply_noise),
              e.supply_sigma * 1e3, e.resonance_sigma * kPm, e.weight_sigma);
   fmt::print(
       out,
       "  jitter {} rms (seed {}): TIA window error {:.3g} (relative), full-scale sine at the TIA "
       "bandwidth {:.1f} dB = {:.1f} bits ({} the {}-bit ADC)\n",
-      to_string(s.thermal.clock.jitter), to_string(s.seed.clock_jitter), e.integration_error,
+      to_string(s.thermal().clock.jitter), to_string(s.seed.clock_jitter), e.integration_error,
       e.sine_snr_db, e.jitter_enob, e.limits_adc ? "limits" : "does not limit", e.adc_bits);
 }
 
@@ -259,10 +259,10 @@ void print_report(const prism::CalibrationReport& r, const Setup& s, std::ostrea
       "  iterations per lock: max {} (bound {}), mean {:.2f}; sweeps {}\n"
       "  time {:.4g} us (rows in parallel), energy {:.4g} nJ\n"
       "  residual rms {:.3g} pm, max {:.3g} pm -> weight error <= {:.3g} at the steepest slope\n",
-      r.rows, r.channels, to_string(s.calibration.target), to_string(s.seed.lock_target),
-      s.calibration.bias_dac_bits, r.locked, r.rows * r.channels, r.failed,
+      r.rows, r.channels, to_string(s.calibration().target), to_string(s.seed.lock_target),
+      s.calibration().bias_dac_bits, r.locked, r.rows * r.channels, r.failed,
       r.first_failure.empty() ? "" : "; first: " + r.first_failure, r.max_iterations,
-      s.calibration.max_iterations, r.mean_iterations, r.sweeps, r.time * 1e6, r.energy * 1e9,
+      s.calibration().max_iterations, r.mean_iterations, r.sweeps, r.time * 1e6, r.energy * 1e9,
       r.residual_rms * kPm, r.residual_max * kPm, r.weight_error_max);
   if (r.heater_power > 0)
     fmt::print(out, "  heater power holding the locks {:.4g} W\n", r.heater_power);
@@ -272,10 +272,7 @@ void print_report(const prism::CalibrationReport& r, const Setup& s, std::ostrea
 // this figure; `prism cost` prices the TEC at the same point), with the thermal and
 // calibration sections of the request.
 Power operating_heat(const Setup& s) {
-  AcceleratorSpec a = s.accelerator;
-  a.thermal = s.thermal;
-  a.calibration = s.calibration;
-  return Power::si(prism::cost(a).dissipated_power);
+  return Power::si(prism::cost(s.accelerator).dissipated_power);
 }
 
 // --- prism thermal ------------------------------------------------------------------------
@@ -301,18 +298,15 @@ ThermalResult evaluate_thermal(const ThermalRequest& q, Env& env) {
   r.drift.cancel = env.ctx.cancel_flag();
   const auto& device = s.accelerator.device;
   if (!env.out.empty()) prepare_output_dir(env.out);
-  r.run = prism::simulate_drift(device, s.thermal, s.calibration, r.drift);
-  r.electrical = prism::electrical_impairments(device, s.thermal,
-                                               prism::operating_point(device, s.calibration));
+  r.run = prism::simulate_drift(device, s.thermal(), s.calibration(), r.drift);
+  r.electrical = prism::electrical_impairments(device, s.thermal(),
+                                               prism::operating_point(device, s.calibration()));
   // Retrieval quality the drift leaves (drift_recall.h), when the run got past t = 0.
   if (!r.run.trace.empty() && q.recall_tokens > 0) {
-    prism::AcceleratorSpec acc = s.accelerator;
-    acc.thermal = s.thermal;
-    acc.calibration = s.calibration;
     prism::DriftRecallOptions ro;
     ro.tokens = q.recall_tokens;
     ro.steps = q.recall_steps;
-    r.recall = prism::drift_recall(acc, r.run, ro, env.ctx);
+    r.recall = prism::drift_recall(s.accelerator, r.run, ro, env.ctx);
   }
   if (!env.out.empty()) {
     r.trace_csv = env.out / "thermal_trace.csv";
@@ -329,7 +323,7 @@ Json thermal_json(const ThermalResult& r) {
   const prism::DriftRun& run = r.run;
   return {{"feasible", run.feasible},
           {"reason", run.reason},
-          {"steady_state", steady_json(run.steady, r.setup.thermal, run.dissipated)},
+          {"steady_state", steady_json(run.steady, r.setup.thermal(), run.dissipated)},
           {"electrical", electrical_json(r.electrical)},
           {"initial_calibration", report_json(run.initial, false)},
           {"duration_s", r.drift.duration.si()},
@@ -413,8 +407,8 @@ CalibrateResult evaluate_calibrate(const CalibrateRequest& q, Env& env) {
   d.duration = Time::si(0.0);
   d.seed = env.ctx.seed();
   d.heat = operating_heat(r.setup);
-  r.run =
-      prism::simulate_drift(r.setup.accelerator.device, r.setup.thermal, r.setup.calibration, d);
+  r.run = prism::simulate_drift(r.setup.accelerator.device, r.setup.thermal(),
+                                r.setup.calibration(), d);
   return r;
 }
 
@@ -432,7 +426,7 @@ void print_calibrate(const CalibrateResult& r, std::ostream& out) {
     return;
   }
   print_report(r.run.initial, r.setup, out);
-  std::vector<int> histogram(static_cast<std::size_t>(r.setup.calibration.max_iterations) + 1, 0);
+  std::vector<int> histogram(static_cast<std::size_t>(r.setup.calibration().max_iterations) + 1, 0);
   for (const auto& ring : r.run.initial.rings)
     ++histogram[static_cast<std::size_t>(ring.iterations)];
   fmt::print(out, "  iterations histogram:");
