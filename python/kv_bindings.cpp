@@ -180,32 +180,37 @@ text, dict or cache folder. Query head g reads KV head g // (Hq // H).)doc");
 
   m.def(
       "evaluate_kv",
-      [registry](const py::object& cache_source, const std::vector<std::string>& scorer_names,
-                 const std::vector<std::size_t>& ks, std::size_t block_tokens,
-                 std::size_t sink_tokens, std::size_t recent_tokens, const py::object& projection,
-                 const py::object& dim, const py::object& reps, const py::object& accelerator,
-                 const py::object& options, double kv_bytes, std::uint64_t seed,
-                 std::size_t threads, const py::object& set, const py::object& config_path) {
-        const config::LoadOptions load = load_options(set, config_path);
-        LIGHTSIM_CHECK_AS(UsageError, !scorer_names.empty() && !ks.empty(),
-                          "evaluate_kv needs at least one scorer and one k");
-        const std::vector<kv::ScorerSetup> setups =
-            resolve(scorer_names, scorer_options(projection, dim, reps, accelerator, options),
-                    *registry, load);
-        kv::EvalOptions eo;
-        eo.ks = ks;
-        eo.blocks = {block_tokens, sink_tokens, recent_tokens};
-        eo.kv_bytes = kv_bytes;
-        const ContextOptions context = context_options(seed, threads, false, nullptr);
-        const kv::KvCache cache = obtain_cache(cache_source, *registry, load, context);
-        load.assignments.require_all_used();  // a `set` key no config read has: InputError
-        const Json report = run_interruptible([&](const std::atomic<bool>* cancel) {
-          ContextOptions o = context;
-          o.cancel = cancel;
-          Context ctx(o);
-          return kv::to_json(kv::evaluate(cache, setups, eo, ctx));
-        });
-        return to_python(report);
+      [registry](const py::object& cache_source, const py::object& scorer_names,
+                 const py::object& ks, const py::object& block_tokens,
+                 const py::object& sink_tokens, const py::object& recent_tokens,
+                 const py::object& projection, const py::object& dim, const py::object& reps,
+                 const py::object& accelerator, const py::object& options,
+                 const py::object& kv_bytes, std::uint64_t seed, std::size_t threads,
+                 const py::object& set, const py::object& config_path) {
+        LIGHTSIM_CHECK_AS(UsageError,
+                          is_existing_path(cache_source) || py::isinstance<py::str>(cache_source),
+                          "cache: expected a cache folder, a KV profile name or a kind "
+                          "kv_synthetic file (generate_kv takes a dict or YAML text)");
+        OperationCall call;
+        call.field("cache", py::str(to_path(cache_source).string()));
+        call.field("scorer", scorer_names);
+        call.field("k", ks);
+        call.field("block", block_tokens);
+        call.field("sink", sink_tokens);
+        call.field("recent", recent_tokens);
+        call.field("kv_bytes", kv_bytes);
+        py::dict scorer_options;
+        if (!options.is_none()) scorer_options = py::dict(options);
+        const std::pair<const char*, const py::object*> named[] = {
+            {"projection", &projection}, {"dim", &dim}, {"reps", &reps}};
+        for (const auto& [key, value] : named)
+          if (!value->is_none()) scorer_options[key] = *value;
+        if (!accelerator.is_none()) scorer_options["accelerator"] = to_path(accelerator).string();
+        if (!scorer_options.empty()) call.field("scorer_options", scorer_options);
+        call.load = load_options(set, config_path);
+        call.seed = seed;
+        call.threads = threads;
+        return to_python(run_operation(*registry, "kv_select", call));
       },
       "cache"_a, "scorers"_a = std::vector<std::string>{"exact", "mean_key", "quest", "signature"},
       py::kw_only(), "ks"_a = std::vector<std::size_t>{8, 16, 32}, "block_tokens"_a = 128,
@@ -213,9 +218,10 @@ text, dict or cache folder. Query head g reads KV head g // (Hq // H).)doc");
       "dim"_a = py::none(), "reps"_a = py::none(), "accelerator"_a = py::none(),
       "options"_a = py::none(), "kv_bytes"_a = 2.0, "seed"_a = 1, "threads"_a = 0,
       "set"_a = py::none(), "config_path"_a = py::none(),
-      R"doc(Retrieval metrics of block scorers against exact attention (as `lightsim kv select
---json`, the same JSON; docs/metrics.md), over every (layer, KV head) of a cache. cache: a
-cache folder or a kv_synthetic config (generated with `seed`). scorers: as `kv select
+      R"doc(Retrieval metrics of block scorers against exact attention: operation kv_select
+(`lightsim kv select --json`, the same JSON; docs/metrics.md; lightsim.kv_select takes its
+request fields by their own names), over every (layer, KV head) of a cache. cache: a cache
+folder, or a KV profile name or kind kv_synthetic file (generated with `seed`). scorers: as `kv select
 --scorer`: "all", names, "NAME:PROJECTION" (signature, prism) or scorer options files;
 projection, dim, reps, accelerator and options={field: value} set the fields of each scorer
 that takes them. Returns {tokens, blocks, ..., results: {scorer: {k: {recall: {mean, ci95,

@@ -49,7 +49,6 @@ struct GlobalOptions {
 void add_list_command(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 void add_config_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 void add_reproduce_command(CLI::App& app, const GlobalOptions& options, const Registry& registry);
-void add_kv_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 void add_report_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 void add_study_commands(CLI::App& app, const GlobalOptions& options, const Registry& registry);
 void add_sweep_command(CLI::App& app, const GlobalOptions& options, const Registry& registry);

@@ -91,7 +91,6 @@ int run(int argc, char** argv) {
   add_list_command(app, options, registry);
   add_config_commands(app, options, registry);
   add_reproduce_command(app, options, registry);
-  add_kv_commands(app, options, registry);
   add_report_commands(app, options, registry);
   add_study_commands(app, options, registry);
   add_sweep_command(app, options, registry);

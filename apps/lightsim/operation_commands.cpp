@@ -1,9 +1,11 @@
 // The CLI adapter of the operations layer (include/lightsim/ops/operation.h): one subcommand per
 // registered operation at its `command` path, with flags derived from the request schema:
 // a field `drift_duration` is `--drift-duration VALUE`, a boolean field is a flag, a list field
-// takes repeated or comma-separated values, and the fields in Info::positional are positional
-// arguments. The flags build the request document (each value located at its flag, so errors
-// name it); --set, --seed, --threads, --out and --json are the global options.
+// takes repeated or comma-separated values, a map field takes repeated KEY=VALUE entries (and
+// each Info::key_flags entry is a flag of its own: --nlist 64), and the fields in
+// Info::positional are positional arguments. The flags build the request document (each value
+// located at its flag, so errors name it); --set, --seed, --threads, --out and --json are the
+// global options.
 #include <iostream>
 #include <map>
 #include <memory>
@@ -96,7 +98,7 @@ void add_operation(CLI::App& app, const ops::Operation& op, const GlobalOptions&
     a->name = f.name;
     a->where = flag_of(f.name);
     a->boolean = f.type == "boolean";
-    a->list = ops::is_list_field(f);
+    a->list = ops::is_list_field(f) || ops::is_map_field(f);
     if (a->boolean) {
       a->option = sub->add_flag(a->where, a->flag, option_help(f));
     } else {
@@ -109,6 +111,14 @@ void add_operation(CLI::App& app, const ops::Operation& op, const GlobalOptions&
     }
     fields.push_back(a);
   }
+  if (info.key_flags)
+    for (const ops::KeyFlag& k : info.key_flags(registry)) {
+      auto a = std::make_shared<FieldArgs>();
+      a->name = k.field + "." + k.key;
+      a->where = flag_of(k.key);
+      a->option = sub->add_option(a->where, a->values, k.help)->expected(1);
+      fields.push_back(a);
+    }
   sub->callback([&op, fields, &options, &registry] {
     const ops::Info& i = op.info();
     const config::Node request = request_document(op, fields);

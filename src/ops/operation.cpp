@@ -43,10 +43,42 @@ bool is_list_field(const config::FieldInfo& field) {
   return field.type.starts_with("list of");
 }
 
+bool is_map_field(const config::FieldInfo& field) {
+  return field.type.starts_with("map of");
+}
+
 const config::FieldInfo* find_field(const config::SchemaInfo& schema, std::string_view name) {
   for (const config::FieldInfo& f : schema.fields)
     if (f.name == name) return &f;
   return nullptr;
+}
+
+namespace {
+
+// The field `name` addresses ("FIELD" or "FIELD.KEY" of a map field) and the key ("" for
+// the whole field); null when it addresses none.
+std::pair<const config::FieldInfo*, std::string> addressed(const config::SchemaInfo& schema,
+                                                           std::string_view name) {
+  if (const config::FieldInfo* f = find_field(schema, name)) return {f, ""};
+  const std::size_t dot = name.find('.');
+  if (dot == std::string_view::npos || dot == 0 || dot + 1 == name.size()) return {nullptr, ""};
+  const config::FieldInfo* f = find_field(schema, name.substr(0, dot));
+  if (f == nullptr || !is_map_field(*f)) return {nullptr, ""};
+  return {f, std::string(name.substr(dot + 1))};
+}
+
+// Sets `key` = `value` in the map field `field` of `doc` (created when absent).
+void set_entry(config::Node& doc, const std::string& field, const std::string& key,
+               const std::string& value, const config::Location& at) {
+  config::Node* map = doc.find(field);
+  if (map == nullptr) map = &doc.set(field, config::Node::make_map(at), at);
+  map->set(key, config::Node::make_scalar(value, at), at);
+}
+
+}  // namespace
+
+bool addresses_request(const config::SchemaInfo& schema, std::string_view name) {
+  return addressed(schema, name).first != nullptr;
 }
 
 config::Node request_document(const config::SchemaInfo& schema,
@@ -54,7 +86,7 @@ config::Node request_document(const config::SchemaInfo& schema,
   config::Node doc = config::Node::make_map({std::string(origin), 0, 0});
   for (const FieldValues& v : fields) {
     const config::Location at{v.where, 0, 0};
-    const config::FieldInfo* f = find_field(schema, v.name);
+    const auto [f, key] = addressed(schema, v.name);
     if (f == nullptr) {
       std::vector<std::string> names;
       for (const config::FieldInfo& x : schema.fields) names.push_back(x.name);
@@ -62,7 +94,16 @@ config::Node request_document(const config::SchemaInfo& schema,
                      schema.kind, config::suggest(v.name, names, "fields"));
     }
     if (v.values.empty()) continue;
-    if (is_list_field(*f)) {
+    if (!key.empty()) {
+      set_entry(doc, f->name, key, v.values.back(), at);
+    } else if (is_map_field(*f)) {
+      for (const std::string& x : v.values) {
+        const std::size_t eq = x.find('=');
+        LIGHTSIM_CHECK_AS(UsageError, eq != std::string::npos && eq > 0,
+                          "{}: expected KEY=VALUE, got '{}'", v.where, x);
+        set_entry(doc, f->name, x.substr(0, eq), x.substr(eq + 1), at);
+      }
+    } else if (is_list_field(*f)) {
       config::Node seq = config::Node::make_sequence(at);
       for (const std::string& x : v.values) seq.push_back(config::Node::make_scalar(x, at));
       doc.set(v.name, std::move(seq), at);

@@ -12,6 +12,7 @@ void register_all(Registry& registry) {
   register_prefill_ops(registry);
   register_study_ops(registry);
   register_kv_ops(registry);
+  register_kv_select_ops(registry);
 }
 
 }  // namespace lightsim::ops

@@ -82,7 +82,7 @@ class OperationTarget final : public Target {
   }
 
   bool is_request_field(const std::string& key) const {
-    return ops::find_field(op_.request_schema(), key) != nullptr;
+    return ops::addresses_request(op_.request_schema(), key);
   }
 
   // A value that names a file relative to the sweep file is made to name it from here.

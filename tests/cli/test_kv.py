@@ -92,9 +92,13 @@ class Kv(CliTest):
         explained = run("config", "explain", "scorer_faiss_ivfpq").out
         for field in ["nlist", "pq_m", "pq_nbits", "nprobe", "retrieve"]:
             self.assertIn(field, explained)
-        # A flag no selected scorer takes is an error, not ignored; a bad value names its flag.
+        # A flag no selected scorer takes is an error, not ignored; a bad value names its key.
         self.assertInputError(run("kv", "select", "--cache", out, "--scorer", "exact",
-                                  "--nprobe", "4"), "--nprobe", "none of the selected scorers")
+                                  "--nprobe", "4"), "scorer_options.nprobe",
+                              "none of the selected scorers")
+        self.assertInputError(run("kv", "select", "--cache", out, "--scorer", "exact",
+                                  "--scorer-options", "nprobe"), "--scorer-options",
+                              "KEY=VALUE")
         self.assertInputError(run("kv", "select", "--cache", out, "--scorer", "faiss_ivfpq",
                                   "--pq-nbits", "40"), "pq_nbits")
 

@@ -260,7 +260,7 @@ CASES = [
     ("kv select bad scorer", ["kv", "select", "--cache", "{tmp}/cache", "--scorer", "psychic"],
      kv_cache(), ["psychic"]),
     ("kv select zero k", ["kv", "select", "--cache", "{tmp}/cache", "--k", "0"], kv_cache(),
-     ["--k", "1 to 16777216"]),
+     ["--k", "[1, 16777216]"]),
     ("kv select nan kv-bytes", ["kv", "select", "--cache", "{tmp}/cache", "--kv-bytes", "nan"],
      kv_cache(), ["--kv-bytes", "finite"]),
     ("kv select inf kv-bytes", ["kv", "select", "--cache", "{tmp}/cache", "--kv-bytes", "inf"],

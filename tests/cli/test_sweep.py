@@ -231,6 +231,14 @@ points:
             ("prefill_plan", "{scenario: seed_8k, top: 2}", "gpus", "72,144",
              ["prefill", "plan", "seed_8k", "--top", "2", "--gpus", "72", "--gpus", "144"]),
         ]
+        # A map field's key (scorer_options.dim) is a request key of its own.
+        tiny = self.write("tiny_kv.yaml", "schema_version: 1\nkind: kv_synthetic\n"
+                          "preset: qwen2.5-7b\nmodel_layers: 2\nlayers: []\nkv_heads: 2\n"
+                          "q_heads: 4\nhead_dim: 32\ntokens: 1024\nsteps: 2\nkey_rank: 8\n")
+        cases.append(("kv_select", f"{{cache: {tiny}, scorer: signature, k: 2}}",
+                      "scorer_options.dim", "8",
+                      ["kv", "select", "--cache", tiny, "--scorer", "signature", "--k", "2",
+                       "--dim", "8"]))
         for target, request, key, value, cli in cases:
             with self.subTest(target=target):
                 spec = self.write(f"{target}.yaml", f"""schema_version: 1

@@ -15,7 +15,7 @@ namespace lightsim::kv {
 
 // An option given by an adapter (a CLI flag, a Python keyword argument): `value` (YAML text)
 // for the field `field` of every selected scorer whose options spec has that field. `source`
-// names it in messages ("--nlist").
+// names it in messages ("scorer_options.nlist").
 struct ScorerOption {
   std::string field, value, source;
 };

@@ -71,6 +71,13 @@ struct Outcome {
   std::function<void(std::ostream&)> print;
 };
 
+// A flag that sets one key of a map field of the request: `--nlist 64` is
+// scorer_options.nlist = 64 (field "scorer_options", key "nlist"). Derived from the registry
+// (e.g. the fields of every scorer's options spec), so an adapter can offer each as a flag.
+struct KeyFlag {
+  std::string field{}, key{}, help{};
+};
+
 struct Info {
   std::string name{};                     // registry, Python and sweep-target name: "prism_cost"
   std::vector<std::string> command{};     // CLI path: {"prism", "cost"}
@@ -78,6 +85,8 @@ struct Info {
   std::vector<std::string> positional{};  // request fields given positionally on the CLI
   std::uint64_t default_seed = 1;         // seed when the caller gives none
   double progress_interval_s = 5.0;       // plain progress line period (non-terminal stderr)
+  // Keys of map fields offered as flags of their own (empty for most operations).
+  std::function<std::vector<KeyFlag>(const Registry&)> key_flags{};
 };
 
 class Operation {
@@ -165,8 +174,9 @@ void add(Registry& registry, Definition<Request, Result> d) {
 void check(const Operation& op, const config::Node& request, Env env);
 
 // The values an adapter gives for one request field, as text: one value for a scalar field,
-// any number for a list field ("true"/"false" for a boolean). `where` locates errors (a
-// flag "--gpus", a sweep point "sweep.yaml: point 3").
+// any number for a list field ("true"/"false" for a boolean), "KEY=VALUE" entries for a map
+// field. `name` may also be "FIELD.KEY" for one key of a map field (its one value). `where`
+// locates errors (a flag "--gpus", a sweep point "sweep.yaml: point 3").
 struct FieldValues {
   std::string name{};
   std::string where{};
@@ -179,8 +189,11 @@ struct FieldValues {
 config::Node request_document(const config::SchemaInfo& schema,
                               const std::vector<FieldValues>& fields, std::string_view origin);
 
-// True when `field` of `schema` is a list ("list of ...").
+// True when `field` of `schema` is a list ("list of ...") or a map ("map of name to ...").
 bool is_list_field(const config::FieldInfo& field);
+bool is_map_field(const config::FieldInfo& field);
+// True when `name` is a field of `schema`, or "FIELD.KEY" with FIELD a map field.
+bool addresses_request(const config::SchemaInfo& schema, std::string_view name);
 // The field of `schema` named `name`, or null.
 const config::FieldInfo* find_field(const config::SchemaInfo& schema, std::string_view name);
 

@@ -17,5 +17,6 @@ void register_model_ops(Registry& registry);
 void register_prefill_ops(Registry& registry);
 void register_study_ops(Registry& registry);
 void register_kv_ops(Registry& registry);
+void register_kv_select_ops(Registry& registry);
 
 }  // namespace lightsim::ops
