@@ -228,7 +228,7 @@ config::LoadOptions with(config::LoadOptions load, std::vector<std::string> assi
 // `fabric`, or the first fabric `scenario` lists.
 std::string first_fabric(const std::string& scenario, const std::string& fabric,
                          const config::LoadOptions& load) {
-  return fabric.empty() ? prefill::load_scenario(scenario, load).fabrics.front() : fabric;
+  return fabric.empty() ? prefill::load_scenario(scenario, load).fabrics.front().name() : fabric;
 }
 
 // --- prefill run ------------------------------------------------------------------------
@@ -479,7 +479,7 @@ StudyResult evaluate_study(const PrefillStudyRequest& q, Env& env) {
     if (!q.fabric.empty()) {
       // The baseline (first) fabric stays; the photonic one is replaced.
       const prefill::ScenarioSpec s = prefill::load_scenario(name, env.load);
-      set.push_back(fmt::format("fabrics=[{}, {}]", s.fabrics.front(), q.fabric));
+      set.push_back(fmt::format("fabrics=[{}, {}]", s.fabrics.front().name(), q.fabric));
     }
     setups.push_back(prefill::load_setup(name, with(env.load, set)));
   }

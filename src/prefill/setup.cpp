@@ -27,12 +27,14 @@ PrefillSetup load_setup(const std::string& scenario, const config::LoadOptions& 
     s.topologies.back().name = fabric;
     return s;
   }
-  for (const auto& name : s.scenario.fabrics) {
-    s.topologies.push_back(
-        fabric::build_topology(fabric::load_fabric(name, load.scoped("fabrics"))));
-    s.topologies.back().name = name;
-  }
+  for (const auto& f : s.scenario.fabrics) s.topologies.push_back(scenario_topology(f));
   return s;
+}
+
+fabric::Topology scenario_topology(const config::Ref<fabric::FabricSpec>& fabric) {
+  fabric::Topology top = fabric::build_topology(*fabric);
+  if (!fabric.name().empty()) top.name = fabric.name();
+  return top;
 }
 
 std::vector<Result> top_plans(const Evaluator& ev, std::int64_t gpus, std::size_t top) {

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "lightsim/prefill/scenario.h"
+#include "lightsim/prefill/setup.h"
 #include "lightsim/prefill/study.h"
 #include "lightsim/studies/runner.h"
 #include "lightsim/studies/system.h"
@@ -245,10 +246,8 @@ void add_validation(PrefillRun& run) {
     prefill::ScenarioSpec s = prefill::load_scenario(it->scenario, run.presets);
     s.gpu_counts = {it->gpus};
     s.fixed_plans = {it->plan};
-    s.fabrics.resize(1);  // the deployed system's fabric
     const model::Transformer m = prefill::load_model(s.model, run.presets);
-    fabric::Topology top = fabric::build_topology(fabric::load_fabric(s.fabrics[0], run.presets));
-    top.name = s.fabrics[0];
+    const fabric::Topology top = prefill::scenario_topology(s.fabrics[0]);  // deployed system
     const prefill::ScenarioStudy study = prefill::run_study(s, m, {top});
     const prefill::Result& b = study.fixed.at(0).per_fabric.at(0);
     const bool ok = b.feasible;  // an infeasible deployed plan is a result, with its reason
@@ -296,10 +295,7 @@ void evaluate(PrefillRun& run) {
         if (!run.spec.fixed_plans) s.fixed_plans.clear();
         const model::Transformer m = prefill::load_model(s.model, run.presets);
         std::vector<fabric::Topology> tops;
-        for (const auto& f : s.fabrics) {
-          tops.push_back(fabric::build_topology(fabric::load_fabric(f, run.presets)));
-          tops.back().name = f;
-        }
+        for (const auto& f : s.fabrics) tops.push_back(prefill::scenario_topology(f));
         prefill::ScenarioStudy study = prefill::run_study(s, m, tops);
         progress.advance();
         return study;

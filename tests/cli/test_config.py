@@ -62,6 +62,22 @@ class ConfigCheck(CliTest):
                 path = self.write("h.yaml", body)
                 self.assertInputError(run("config", "check", path), fragment)
 
+    def test_a_scenario_naming_no_fabric_fails_at_its_line(self):
+        # The scenario's fabrics are typed references, read and checked with it (a misspelled
+        # fabric passed `config check` and failed only when a prefill command ran).
+        text = (SOURCE / "configs/scenarios/seed_8k.yaml").read_text()
+        lines = [l for l in text.splitlines() if l.startswith("fabrics:")]
+        self.assertEqual(len(lines), 1)
+        path = self.write("s.yaml", text.replace(lines[0], "fabrics: [seed_copper_1152, "
+                                                           "photonic_4x_115]"))
+        line = text.splitlines().index(lines[0]) + 1
+        self.assertInputError(run("config", "check", path), f"{path}:{line}:", "fabrics[1]",
+                              "no fabric config 'photonic_4x_115'",
+                              "did you mean 'photonic_4x_1152'")
+        # --set reaches them as fabrics.KEY.
+        self.assertExit(run("config", "check", self.write("ok.yaml", text), "--set",
+                            "fabrics.gpu.hbm_capacity=100 GB"), 0)
+
     def test_missing_file(self):
         self.assertInputError(run("config", "check", self.tmp / "nope.yaml"), "nope.yaml",
                               "no such file")

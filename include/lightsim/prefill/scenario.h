@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "lightsim/core/config.h"
+#include "lightsim/fabric/topology.h"
 #include "lightsim/model/transformer.h"
 
 namespace lightsim::prefill {
@@ -50,8 +51,10 @@ struct ScenarioSpec {
   // SMs the expert all-to-all kernels hold while they run (DeepEP normal mode; its default
   // Buffer.num_sms = 20). Compute beside them runs on the rest (docs/prefill.md).
   std::int64_t ep_comm_sms = 20;
-  double hbm_usable_fraction = 0.9;      // HBM left after runtime, workspace, fragmentation
-  std::vector<std::string> fabrics;      // configs/fabrics/ names; the first is the baseline
+  double hbm_usable_fraction = 0.9;  // HBM left after runtime, workspace, fragmentation
+  // configs/fabrics/ names or files, read and checked with the scenario; the first is the
+  // baseline. --set addresses them as fabrics.KEY.
+  std::vector<config::Ref<fabric::FabricSpec>> fabrics;
   std::vector<std::int64_t> gpu_counts;  // GPU counts studied
   std::vector<std::string> fixed_plans;  // communication-limited plans, "TP=1,EP=144,CP=1"
   std::string seed_key;                  // figures of configs/references/prefill_study_seed.yaml

@@ -29,6 +29,10 @@ struct PrefillSetup {
 PrefillSetup load_setup(const std::string& scenario, const config::LoadOptions& load,
                         const std::string& fabric = "");
 
+// The topology of one of a scenario's fabrics, named as the scenario names it (an inline
+// fabric keeps its own name).
+fabric::Topology scenario_topology(const config::Ref<fabric::FabricSpec>& fabric);
+
 // `load` without its assignments: for the files a scenario names.
 config::LoadOptions roots_only(const config::LoadOptions& load);
 
