@@ -179,14 +179,19 @@ StepReport evaluate_step(const DecodeSetup& setup, const GpuOption& gpu, Attenti
 }
 
 std::vector<Comparison> evaluate_grid(const DecodeSetup& setup) {
-  const DecodeScenario& sc = setup.scenario;
+  return evaluate_grid(setup, setup.scenario.batches, setup.scenario.contexts);
+}
+
+std::vector<Comparison> evaluate_grid(const DecodeSetup& setup,
+                                      const std::vector<std::int64_t>& batches,
+                                      const std::vector<std::int64_t>& contexts) {
   std::vector<PrismSelection> selections;
-  for (std::int64_t c : sc.contexts) selections.push_back(prism_selection(setup, c));
+  for (std::int64_t c : contexts) selections.push_back(prism_selection(setup, c));
   std::vector<Comparison> out;
-  for (const GpuOption& g : sc.gpus)
-    for (std::int64_t b : sc.batches)
-      for (std::size_t i = 0; i < sc.contexts.size(); ++i) {
-        const std::int64_t c = sc.contexts[i];
+  for (const GpuOption& g : setup.scenario.gpus)
+    for (std::int64_t b : batches)
+      for (std::size_t i = 0; i < contexts.size(); ++i) {
+        const std::int64_t c = contexts[i];
         out.push_back({evaluate(setup, g, Attention::full, b, c, PrismSelection{}),
                        evaluate(setup, g, Attention::prism, b, c, selections[i])});
       }

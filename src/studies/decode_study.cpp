@@ -89,19 +89,21 @@ void add_grid_tables(DecodeRun& run, const std::vector<decode::Comparison>& grid
 void evaluate(DecodeRun& run) {
   const DecodeStudySpec& spec = run.spec;
   const Seed& seed = run.seed;
-  decode::DecodeSetup setup = decode::prepare(spec.scenario.get(), run.presets);
-  decode::DecodeScenario& sc = setup.scenario;
-  if (!spec.batches.empty()) sc.batches = spec.batches;
-  if (!spec.contexts.empty()) sc.contexts = spec.contexts;
-  if (std::find(sc.contexts.begin(), sc.contexts.end(), seed.context) == sc.contexts.end())
-    sc.contexts.push_back(seed.context);
+  const decode::DecodeSetup setup = decode::prepare(spec.scenario.get(), run.presets);
+  const decode::DecodeScenario& sc = setup.scenario;
+  // The study's grid: its own batches and contexts where given (else the scenario's), and
+  // always the seed's context.
+  const std::vector<std::int64_t> batches = spec.batches.empty() ? sc.batches : spec.batches;
+  std::vector<std::int64_t> contexts = spec.contexts.empty() ? sc.contexts : spec.contexts;
+  if (std::find(contexts.begin(), contexts.end(), seed.context) == contexts.end())
+    contexts.push_back(seed.context);
   const auto gpu_it = std::find_if(sc.gpus.begin(), sc.gpus.end(),
                                    [&](const auto& g) { return g.gpu.name == spec.seed_gpu; });
   LIGHTSIM_CHECK_AS(ConfigError, gpu_it != sc.gpus.end(),
                     "seed_gpu: no GPU named '{}' in scenario '{}'", spec.seed_gpu, sc.name);
   run.ctx.throw_if_cancelled("decode study");
 
-  const std::vector<decode::Comparison> grid = decode::evaluate_grid(setup);
+  const std::vector<decode::Comparison> grid = decode::evaluate_grid(setup, batches, contexts);
   add_grid_tables(run, grid);
   run.ctx.throw_if_cancelled("decode study");
 

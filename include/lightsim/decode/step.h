@@ -93,6 +93,10 @@ struct Comparison {
 
 // Every GPU x batch x context of the scenario, in that order (contexts innermost).
 std::vector<Comparison> evaluate_grid(const DecodeSetup& setup);
+// The same over other batches and contexts (a study's own grid; the scenario is unchanged).
+std::vector<Comparison> evaluate_grid(const DecodeSetup& setup,
+                                      const std::vector<std::int64_t>& batches,
+                                      const std::vector<std::int64_t>& contexts);
 
 // Every field, SI units in the key names (e.g. "step_time_s").
 Json to_json(const StepReport& r);
