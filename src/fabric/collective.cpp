@@ -42,15 +42,67 @@ Range range_of(const Topology& t, int lo, int hi) {
   return r;
 }
 
-// Ring of n GPUs: `steps` steps each moving `bytes / n` per GPU (Patarasuk & Yuan 2009).
-Eval ring(const Range& r, double n, double steps, double bytes) {
-  return {steps * (r.alpha + bytes / n / r.bw), r.bound};
+// GPUs of an n-GPU contiguous group inside one domain of tier j, and the number of tier-j
+// domains it spans.
+double members(const Topology& t, double n, int j) {
+  return std::min(n, static_cast<double>(t.tiers[static_cast<std::size_t>(j)].domain_size));
+}
+double domains(const Topology& t, double n, int j) {
+  return std::ceil(n / members(t, n, j));
 }
 
-// Pipelined (double binary) tree all-reduce: reduce up then broadcast down, 2 log2(n) latency
-// steps, every GPU sends and receives the buffer twice (NCCL tree; Sanders et al. 2009).
-Eval tree(const Range& r, double n, double bytes) {
-  return {2 * std::ceil(std::log2(n)) * r.alpha + 2 * bytes / r.bw, r.bound};
+// Rail-optimized multi-channel ring over tiers 0..k (NCCL rings; channels spread over the
+// NICs). Of the ring's n hops, h_j cross into tier j: h_0 = n - c_0, h_j = c_(j-1) - c_j, plus
+// the closing hop on tier k (c_j = tier-j domains spanned). With at least as many channels as
+// GPUs per domain (NCCL opens 2 per NIC), every GPU carries h_j / n of the hops of tier j on its
+// own link, so T = sum_j steps_j alpha_j + (steps / n) S max_j (h_j / n) / B_j, with the steps
+// of tier j in proportion (NCCL tuning.cc: (nsteps - nInterSteps) intraLat + nInterSteps
+// interLat). `steps` = 2(n-1) for all-reduce, n-1 for reduce-scatter and all-gather.
+Eval ring(const Topology& t, double n, double steps, double bytes, int k) {
+  if (n <= 1) return {0.0, 0};
+  Eval e{0.0, 0};
+  double worst = 0, prev = n;
+  for (int j = 0; j <= k; ++j) {
+    const Tier& tier = t.tiers[static_cast<std::size_t>(j)];
+    const double c = domains(t, n, j);
+    const double hops = prev - c + (j == k ? 1.0 : 0.0);
+    prev = c;
+    if (hops <= 0) continue;
+    const double load = hops / n / (tier.bandwidth * tier.efficiency);
+    if (load > worst) {
+      worst = load;
+      e.bound = j;
+    }
+    e.time += steps * (j == k ? (hops - 1) : hops) / (n - 1) * tier.alpha;
+  }
+  e.time += steps * bytes / n * worst;
+  return e;
+}
+
+// NCCL's tree: a chain through the GPUs of each tier-0 domain, a double binary tree across the
+// c_0 domains. Latency 2 ((ppn - 1) alpha_0 + ceil(log2 c_0) alpha_out) (NCCL tuning.cc);
+// bandwidth: the chain sends the buffer up and down (2S per GPU on tier 0); across domains the
+// busiest node of the double binary tree (each tree carries S/2) sends tree_load(c_0) S spread
+// over its ppn NICs; both are pipelined, and the tree reaches 0.9 of the model (tuning.cc,
+// busBw * .9).
+constexpr double kTreeEfficiency = 0.9;
+
+// Bytes (in units of S) the busiest node sends in a double binary tree over m nodes: a node
+// with two children sends S/2 up and S/2 to each child in its inner tree plus S/2 up as a leaf
+// of the other (2S); with 2 nodes each is one tree's root (S); with 3 or 4 no node has both a
+// parent and two children (1.5S).
+double tree_load(double m) {
+  return m <= 2 ? 1.0 : m <= 4 ? 1.5 : 2.0;
+}
+Eval tree(const Topology& t, double n, double bytes, int k) {
+  if (k < 1) return {};
+  const Range outer = range_of(t, 1, k);
+  const Tier& inner = t.tiers[0];
+  const double ppn = members(t, n, 0), c0 = domains(t, n, 0);
+  const double chain = ppn > 1 ? 2 * bytes / (inner.bandwidth * inner.efficiency) : 0.0;
+  const double across = tree_load(c0) * bytes / (ppn * outer.bw);
+  const double lat = 2 * ((ppn - 1) * inner.alpha + std::ceil(std::log2(c0)) * outer.alpha);
+  return {lat + std::max(chain, across) / kTreeEfficiency, chain >= across ? 0 : outer.bound};
 }
 
 // In-switch (NVLS-like): each GPU pushes its buffer once into the switch, which reduces and
@@ -61,18 +113,38 @@ Eval in_switch(const Range& r, CollectiveOp op, double bytes) {
   return {steps * r.alpha + bytes / r.switch_bw, r.bound};
 }
 
+// NVLS-tree (NCCL NVLS_TREE): in-switch reduction inside each tier-0 domain, the tree above
+// across domains, pipelined: T = 2 alpha_0 + 2 ceil(log2 c_0) alpha_out + max(S / B_sw,
+// tree part / 0.9). Needs in-switch reduction on tier 0 and a group over > 1 domain.
+Eval in_switch_tree(const Topology& t, double n, double bytes, int k) {
+  if (k < 1 || !t.tiers[0].in_switch) return {};
+  const Tier& inner = t.tiers[0];
+  const Range outer = range_of(t, 1, k);
+  const double ppn = members(t, n, 0), c0 = domains(t, n, 0);
+  const double local = bytes / (inner.bandwidth * inner.in_switch_efficiency);
+  const double across = tree_load(c0) * bytes / (ppn * outer.bw) / kTreeEfficiency;
+  const double lat = 2 * inner.alpha + 2 * std::ceil(std::log2(c0)) * outer.alpha;
+  return {lat + std::max(local, across), local >= across ? 0 : outer.bound};
+}
+
 Eval flat(const Topology& t, CollectiveOp op, Algorithm a, double n, double bytes, int lo, int hi) {
-  const Range r = range_of(t, lo, hi);
   const bool ar = op == CollectiveOp::all_reduce;
   switch (a) {
     case Algorithm::ring:
-      return ring(r, n, ar ? 2 * (n - 1) : n - 1, bytes);
+      return lo == 0 ? ring(t, n, ar ? 2 * (n - 1) : n - 1, bytes, hi) : [&] {
+        // A ring over the domains of an outer level (hierarchical): one GPU per domain.
+        const Range r = range_of(t, lo, hi);
+        const double steps = ar ? 2 * (n - 1) : n - 1;
+        return Eval{steps * (r.alpha + bytes / n / r.bw), r.bound};
+      }();
     // NCCL builds trees across nodes only (a chain inside each); so tree needs a group
     // spanning more than one tier-0 domain.
     case Algorithm::tree:
-      return ar && hi >= 1 ? tree(r, n, bytes) : Eval{};
+      return ar && lo == 0 ? tree(t, n, bytes, hi) : Eval{};
     case Algorithm::in_switch:
-      return in_switch(r, op, bytes);
+      return in_switch(range_of(t, lo, hi), op, bytes);
+    case Algorithm::in_switch_tree:
+      return ar && lo == 0 ? in_switch_tree(t, n, bytes, hi) : Eval{};
     default:
       return {};
   }
@@ -181,8 +253,11 @@ CollectiveResult collective(const Topology& t, CollectiveOp op, std::int64_t gpu
     algorithm = static_cast<Algorithm>(t.forced_algorithm[static_cast<std::size_t>(op)]);
   Eval best;
   if (algorithm == Algorithm::automatic) {
+    // NCCL's tuner: the fastest of its algorithms (ring, tree, NVLS, NVLS-tree) at this size
+    // (tuning.cc: time = latency + size / bandwidth per algorithm); hierarchical is not an
+    // NCCL algorithm and runs only when forced.
     for (Algorithm a : {Algorithm::ring, Algorithm::tree, Algorithm::in_switch,
-                        Algorithm::hierarchical, Algorithm::direct}) {
+                        Algorithm::in_switch_tree, Algorithm::direct}) {
       const Eval e = evaluate(t, op, a, n, bytes, k0);
       if (e.time < best.time) {
         best = e;
@@ -197,6 +272,9 @@ CollectiveResult collective(const Topology& t, CollectiveOp op, std::int64_t gpu
                              algorithm_name(algorithm), op_name(op), gpus, t.name,
                              algorithm == Algorithm::in_switch
                                  ? " (a tier crossed has no in-switch reduction)"
+                             : algorithm == Algorithm::in_switch_tree
+                                 ? " (needs in-switch reduction on the innermost tier and a "
+                                   "group spanning more than one of its domains)"
                              : algorithm == Algorithm::hierarchical || algorithm == Algorithm::tree
                                  ? " (needs a group spanning more than one inner domain)"
                                  : "");
@@ -242,6 +320,8 @@ std::string_view algorithm_name(Algorithm a) {
       return "hierarchical";
     case Algorithm::direct:
       return "direct";
+    case Algorithm::in_switch_tree:
+      return "in-switch-tree";
   }
   return "?";
 }
@@ -262,12 +342,14 @@ CollectiveOp parse_op(std::string_view word) {
 
 Algorithm parse_algorithm(std::string_view word) {
   if (word == "nvls" || word == "in_switch") return Algorithm::in_switch;
+  if (word == "nvls-tree" || word == "nvls_tree" || word == "in_switch_tree")
+    return Algorithm::in_switch_tree;
   for (Algorithm a : {Algorithm::automatic, Algorithm::ring, Algorithm::tree, Algorithm::in_switch,
-                      Algorithm::hierarchical, Algorithm::direct})
+                      Algorithm::hierarchical, Algorithm::direct, Algorithm::in_switch_tree})
     if (word == algorithm_name(a)) return a;
   LIGHTSIM_THROW(UsageError,
-                 "unknown algorithm '{}' (expected auto, ring, tree, in-switch, hierarchical or "
-                 "direct)",
+                 "unknown algorithm '{}' (expected auto, ring, tree, in-switch (nvls), "
+                 "in-switch-tree (nvls-tree), hierarchical or direct)",
                  word);
 }
 

@@ -70,7 +70,11 @@ void FabricSpec::describe(config::Schema<FabricSpec>& s) {
   s.field("collective_algorithms", &FabricSpec::collective_algorithms,
           "force an algorithm per op, e.g. {all_reduce: ring}; ops: all_reduce, "
           "reduce_scatter, all_gather, all_to_all, send_recv; algorithms: auto, ring, tree, "
-          "in-switch, hierarchical, direct");
+          "in-switch (nvls), in-switch-tree (nvls-tree), hierarchical, direct");
+  s.field("expert_low_latency_overhead", &FabricSpec::expert_low_latency_overhead,
+          "fixed cost of one DeepEP low-latency dispatch or combine before its bytes move; "
+          "default fitted to DeepEP's EP8 low-latency dispatch on H800 (docs/fabric.md)")
+      .range("0 s", "10 ms");
   s.rule([](const FabricSpec& f) -> std::optional<std::string> {
     for (std::size_t i = 1; i < f.tiers.size(); ++i) {
       const auto inner = f.tiers[i - 1].domain_size, outer = f.tiers[i].domain_size;
@@ -161,6 +165,7 @@ Topology build_topology(const FabricSpec& spec) {
     tier.in_switch_efficiency = s.in_switch_efficiency;
     t.tiers.push_back(std::move(tier));
   }
+  t.expert_low_latency_overhead = spec.expert_low_latency_overhead.si();
   for (const auto& [op, algorithm] : spec.collective_algorithms)
     t.forced_algorithm[static_cast<std::size_t>(parse_op(op))] =
         static_cast<int>(parse_algorithm(algorithm));

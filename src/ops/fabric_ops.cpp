@@ -11,6 +11,7 @@
 
 #include "lightsim/core/config_files.h"
 #include "lightsim/fabric/collective.h"
+#include "lightsim/fabric/expert.h"
 #include "lightsim/ops/operation.h"
 #include "lightsim/ops/register.h"
 
@@ -60,7 +61,8 @@ struct CollectiveRequest {
     s.field("bytes", &CollectiveRequest::bytes, "message size as in nccl-tests, e.g. 256MiB")
         .positive();
     s.field("algorithm", &CollectiveRequest::algorithm,
-            "auto, ring, tree, in-switch (nvls), hierarchical, direct");
+            "auto (NCCL's choice by size), ring, tree, in-switch (nvls), in-switch-tree "
+            "(nvls-tree), hierarchical, direct");
     s.field("sweep", &CollectiveRequest::sweep, "the busbw curve over sizes (doubling)");
     s.field("min_bytes", &CollectiveRequest::min_bytes, "sweep start").positive();
     s.field("max_bytes", &CollectiveRequest::max_bytes, "sweep end").positive();
@@ -78,6 +80,42 @@ struct CollectiveRequest {
             kMaxSweepPoints);
       return std::nullopt;
     });
+  }
+};
+
+struct ExpertRequest {
+  static constexpr std::string_view kind = "fabric_expert_request";
+  std::string fabric{};
+  fabric::ExpertMode mode = fabric::ExpertMode::normal;
+  std::int64_t ep = 8;
+  double tokens = 4096;
+  double experts_per_token = 8;
+  std::int64_t hidden = 7168;
+  double bytes_per_value = 1.03125;
+  std::int64_t max_nodes = 0;
+  static void describe(config::Schema<ExpertRequest>& s) {
+    s.help(
+        "Request of fabric expert: one DeepEP-style MoE dispatch or combine on a fabric "
+        "(docs/fabric.md, \"Expert all-to-all (DeepEP)\").");
+    s.field("fabric", &ExpertRequest::fabric, "fabric name (configs/fabrics/) or YAML file")
+        .required();
+    s.enumeration(
+        "mode", &ExpertRequest::mode,
+        {{"normal", fabric::ExpertMode::normal}, {"low_latency", fabric::ExpertMode::low_latency}},
+        "normal (prefill: per distinct rank, node-limited) or low_latency (decode: "
+        "per (token, expert) message)");
+    s.field("ep", &ExpertRequest::ep, "EP size (ranks, packed contiguously)")
+        .range(std::int64_t{2}, std::int64_t{1} << 30);
+    s.field("tokens", &ExpertRequest::tokens, "tokens per rank").range(1e-9, 1e12);
+    s.field("experts_per_token", &ExpertRequest::experts_per_token, "top-k").range(1.0, 1024.0);
+    s.field("hidden", &ExpertRequest::hidden, "hidden size")
+        .range(std::int64_t{1}, std::int64_t{1} << 24);
+    s.field("bytes_per_value", &ExpertRequest::bytes_per_value,
+            "bytes per hidden value, scales included (FP8 with 1/128 scales: 1.03125; BF16: 2)")
+        .range(1e-3, 8.0);
+    s.field("max_nodes", &ExpertRequest::max_nodes,
+            "normal mode: nodes a token may reach (node-limited routing); 0 = any")
+        .range(std::int64_t{0}, std::int64_t{1} << 30);
   }
 };
 
@@ -245,6 +283,52 @@ void print_collective(const CollectiveResult& r, std::ostream& out) {
                j["algorithm"].get<std::string>(), j["bounding_tier"].get<std::string>());
 }
 
+struct ExpertOpResult {
+  ExpertRequest request{};
+  std::string fabric{};
+  std::string bound{};
+  fabric::ExpertResult result{};
+};
+
+ExpertOpResult evaluate_expert(const ExpertRequest& q, Env& env) {
+  const fabric::Topology t = fabric::build_topology(fabric::load_fabric(q.fabric, env.load));
+  env.inputs_read();
+  fabric::ExpertExchange x;
+  x.mode = q.mode;
+  x.ranks = q.ep;
+  x.tokens = q.tokens;
+  x.experts_per_token = q.experts_per_token;
+  x.token_bytes = static_cast<double>(q.hidden) * q.bytes_per_value;
+  x.max_nodes = q.max_nodes;
+  const fabric::ExpertResult e = fabric::expert_exchange(t, x);
+  if (!e.feasible) LIGHTSIM_THROW(InputError, "{}", e.reason);
+  return {.request = q,
+          .fabric = t.name,
+          .bound = t.tiers[static_cast<std::size_t>(e.bounding_tier)].name,
+          .result = e};
+}
+
+Json expert_json(const ExpertOpResult& r) {
+  return {{"fabric", r.fabric},
+          {"mode", r.request.mode == fabric::ExpertMode::normal ? "normal" : "low_latency"},
+          {"ep", r.request.ep},
+          {"time_s", r.result.time},
+          {"scale_up_bytes", r.result.scale_up_bytes},
+          {"scale_out_bytes", r.result.scale_out_bytes},
+          {"reported_bandwidth_Bps", r.result.reported_bandwidth},
+          {"bounding_tier", r.bound}};
+}
+
+void print_expert(const ExpertOpResult& r, std::ostream& out) {
+  fmt::print(out,
+             "{} dispatch/combine on EP{} of {}: {:.4g} us; {:.3g} MB per rank on the node "
+             "tier, {:.3g} MB leaving it; DeepEP-reported bandwidth {:.1f} GB/s; bounded by "
+             "tier '{}'\n",
+             r.request.mode == fabric::ExpertMode::normal ? "normal" : "low-latency", r.request.ep,
+             r.fabric, r.result.time * 1e6, r.result.scale_up_bytes / 1e6,
+             r.result.scale_out_bytes / 1e6, r.result.reported_bandwidth / 1e9, r.bound);
+}
+
 struct KernelsRequest {
   static constexpr std::string_view kind = "fabric_kernels_request";
   std::string gpu{};
@@ -362,6 +446,13 @@ void register_fabric_ops(Registry& registry) {
        .to_json =
            [](const CollectiveResult& r) { return r.request.sweep ? r.results : r.results[0]; },
        .print = print_collective});
+  add<ExpertRequest, ExpertOpResult>(
+      registry, {.info = {.name = "fabric_expert",
+                          .command = {"fabric", "expert"},
+                          .help = "Time of one DeepEP-style MoE dispatch or combine"},
+                 .evaluate = evaluate_expert,
+                 .to_json = expert_json,
+                 .print = print_expert});
 }
 
 }  // namespace lightsim::ops

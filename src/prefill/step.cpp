@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "lightsim/fabric/collective.h"
+#include "lightsim/fabric/expert.h"
 #include "lightsim/prefill/evaluate.h"
 #include "lightsim/prefill/overlap.h"
 
@@ -57,35 +58,24 @@ struct Split {
 
 }  // namespace
 
-// Dispatch or combine of `tokens` tokens per GPU to k experts each over `ep` ranks. Inside the
-// innermost domain every (token, expert) copy moves; a token crosses to each other domain
-// holding one of its experts once and is forwarded there on the inner tier, overlapped
-// (DeepEP's node-limited dispatch). With k experts uniform over m domains, a token reaches
-// (m - 1)(1 - (1 - 1/m)^k) other domains on average.
+// Dispatch or combine of `tokens` tokens per GPU to k experts each over `ep` ranks, as DeepEP's
+// normal kernels run it (fabric/expert.h): one copy per distinct destination rank, one RDMA
+// crossing per destination node, node-limited to the model's groups per token when it routes
+// by groups.
 fabric::CollectiveResult Evaluator::expert_all_to_all(std::int64_t ep, double tokens, double k,
                                                       double bytes_per_value) const {
-  const double h = static_cast<double>(model_.hidden);
-  const std::int64_t inner = topology_.tiers.front().domain_size;
-  fabric::Topology scratch;
-  const fabric::Topology& unstrided = strided_view(1, scratch);
-  if (ep <= inner || topology_.tiers.size() < 2)
-    return fabric::collective(unstrided, CollectiveOp::all_to_all, ep,
-                              tokens * k * h * bytes_per_value);
-  const auto local = fabric::collective(unstrided, CollectiveOp::all_to_all, inner,
-                                        tokens * k * h * bytes_per_value);
-  std::size_t outer = 1;
-  while (outer + 1 < topology_.tiers.size() && topology_.tiers[outer].domain_size < ep) ++outer;
-  const fabric::Tier& tier = topology_.tiers[outer];
-  const double m = std::ceil(static_cast<double>(ep) / static_cast<double>(inner));
-  const double remote = (m - 1) * (1 - std::pow(1 - 1 / m, k));
+  fabric::ExpertExchange x;
+  x.ranks = ep;
+  x.tokens = tokens;
+  x.experts_per_token = k;
+  x.token_bytes = static_cast<double>(model_.hidden) * bytes_per_value;
+  x.max_nodes = model_.moe.groups > 1 ? model_.moe.groups_per_token : 0;
+  const fabric::ExpertResult e = fabric::expert_exchange(topology_, x);
   fabric::CollectiveResult r;
-  r.feasible = true;
-  r.outer_tier = r.bounding_tier = static_cast<int>(outer);
-  r.time = tier.alpha + tokens * remote * h * bytes_per_value / (tier.bandwidth * tier.efficiency);
-  if (local.time > r.time) {
-    r.time = local.time;
-    r.bounding_tier = local.bounding_tier;
-  }
+  r.feasible = e.feasible;
+  r.reason = e.reason;
+  r.time = e.time;
+  r.bounding_tier = e.bounding_tier;
   return r;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "lightsim/fabric/measured.h"
 #include "lightsim/prefill/scenario.h"
 #include "lightsim/prefill/setup.h"
 #include "lightsim/prefill/study.h"
@@ -286,6 +287,82 @@ void add_validation(PrefillRun& run) {
                                      {"worst_id", worst_id}});
 }
 
+// Median and worst of |errors| (non-empty).
+std::pair<double, double> median_and_worst(std::vector<double> errors) {
+  std::sort(errors.begin(), errors.end());
+  const std::size_t n = errors.size();
+  const double median = n % 2 == 1 ? errors[n / 2] : 0.5 * (errors[n / 2 - 1] + errors[n / 2]);
+  return {median, errors.back()};
+}
+
+// The collective models against published nccl-tests and DeepEP figures
+// (configs/references/collectives_measured.yaml), each on the fabric restating its system;
+// then the median and worst |error| over the rows not used to fit a parameter.
+void add_collective_validation(PrefillRun& run) {
+  const auto ref =
+      run.reference<fabric::CollectiveMeasurementReference>("references/collectives_measured.yaml");
+  run.table("collective_validation",
+            "Validation of the collective models against published nccl-tests and DeepEP figures",
+            {{"id", ""},
+             {"library", ""},
+             {"fabric", ""},
+             {"op", ""},
+             {"gpus", ""},
+             {"metric", ""},
+             {"unit", ""},
+             {"fitted", ""},
+             {"measured", ""},
+             {"ours", ""},
+             {"error", ""},
+             {"how", ""},
+             {"source", ""},
+             {"note", ""}});
+  std::vector<double> errors;
+  std::string worst_id;
+  double worst = -1;
+  for (const fabric::CollectiveMeasurement& m : ref.measurements) {
+    run.ctx.throw_if_cancelled(fmt::format("prefill study (before collective row '{}')", m.id));
+    const fabric::Topology top = fabric::build_topology(fabric::load_fabric(m.fabric, run.presets));
+    const fabric::ModelledMeasurement o = fabric::model_measurement(top, m);
+    const bool latency = measured_metric(m) == "latency";
+    const double scale = latency ? 1e6 : 1e-9;  // us or GB/s
+    const double measured = fabric::measured_value(m);
+    const double error = o.feasible ? o.value / measured - 1 : 0.0;
+    if (o.feasible && !m.fitted) {
+      errors.push_back(std::abs(error));
+      if (std::abs(error) > worst) {
+        worst = std::abs(error);
+        worst_id = m.id;
+      }
+    }
+    run.add_row(
+        "collective_validation",
+        {{"id", m.id},
+         {"library", std::string(m.library == fabric::MeasuredLibrary::nccl ? "nccl" : "deepep")},
+         {"fabric", m.fabric},
+         {"op", m.op},
+         {"gpus", m.gpus},
+         {"metric", std::string(fabric::measured_metric(m))},
+         {"unit", std::string(latency ? "us" : "GB/s")},
+         {"fitted", m.fitted ? "yes" : "no"},
+         {"measured", measured * scale},
+         {"ours", o.feasible ? o.value * scale : 0.0},
+         {"error", error},
+         {"how", o.how},
+         {"source", m.source},
+         {"note", o.feasible ? std::string() : "infeasible: " + o.reason}});
+  }
+  run.table("collective_validation_summary",
+            "Median and worst |error| over the collective rows not used to fit a parameter",
+            {{"rows", ""}, {"median_abs_error", ""}, {"worst_abs_error", ""}, {"worst_id", ""}});
+  if (errors.empty()) return;
+  const auto [median, worst_error] = median_and_worst(errors);
+  run.add_row("collective_validation_summary", {{"rows", static_cast<std::int64_t>(errors.size())},
+                                                {"median_abs_error", median},
+                                                {"worst_abs_error", worst_error},
+                                                {"worst_id", worst_id}});
+}
+
 void evaluate(PrefillRun& run) {
   ProgressTask progress = run.ctx.progress().start("prefill", run.spec.scenarios.size());
   const std::vector<prefill::ScenarioStudy> all =
@@ -304,6 +381,7 @@ void evaluate(PrefillRun& run) {
   for (const auto& c : prefill::compare_with_seed(all, run.seed)) add_claim(run, c);
   add_tables(run, all);
   add_validation(run);
+  add_collective_validation(run);
   add_charts(run);
 }
 

@@ -50,6 +50,76 @@ class FabricCli(CliTest):
         self.assertInputError(r, "not available", "in-switch")
 
 
+class NcclAndDeepEp(CliTest):
+    """NCCL's algorithms across nodes, DeepEP's modes and the measured-collectives file."""
+
+    MEASURED = (SOURCE / "configs/references/collectives_measured.yaml").read_text()
+
+    def test_ring_across_nodes_uses_every_nic_and_nvls_tree_can_be_forced(self):
+        r = run("fabric", "collective", "--fabric", "dgx_h100", "--gpus", "16", "--bytes",
+                "8 GiB", "--algorithm", "ring", "--json")
+        self.assertExit(r, 0)
+        # 2 nodes x 8 NICs at 400 Gb/s x 0.92: the node's NIC aggregate, not one NIC's 46 GB/s.
+        self.assertAlmostEqual(r.json()["busbw_Bps"] / 1e9, 8 * 46, delta=2)
+        self.assertEqual(r.json()["bounding_tier"], "scale_out")
+        r = run("fabric", "collective", "--fabric", "dgx_h100", "--gpus", "16", "--bytes",
+                "8 GiB", "--algorithm", "nvls-tree", "--json")
+        self.assertExit(r, 0)
+        self.assertEqual(r.json()["algorithm"], "in-switch-tree")
+        r = run("fabric", "collective", "--fabric", "dgx_h100", "--gpus", "8", "--bytes",
+                "1 GiB", "--algorithm", "nvls-tree")
+        self.assertInputError(r, "not available", "more than one")
+
+    def test_deepep_low_latency_grows_with_ep(self):
+        times = []
+        for ep in (8, 32, 128):
+            r = run("fabric", "expert", "--fabric", "hgx_h800", "--mode", "low_latency",
+                    "--ep", str(ep), "--tokens", "128", "--json")
+            self.assertExit(r, 0)
+            times.append(r.json()["time_s"])
+        self.assertEqual(times, sorted(times))
+        self.assertGreater(times[-1] / times[0], 2)
+        r = run("fabric", "expert", "--fabric", "hgx_h800", "--mode", "fast")
+        self.assertInputError(r, "--mode")
+        r = run("fabric", "expert", "--fabric", "hgx_h800", "--ep", "4096")
+        self.assertInputError(r, "holds at most 2048")
+
+    def check_bad(self, old, new, *expected):
+        self.assertIn(old, self.MEASURED)
+        path = self.write("collectives_measured.yaml", self.MEASURED.replace(old, new, 1))
+        r = run("config", "check", path)
+        self.assertInputError(r, f"{path}:", *expected)
+
+    def test_bad_measured_rows_are_exit_2_naming_file_and_key(self):
+        self.check_bad('busbw: "480 GB/s"', "busbw: 480", "busbw", "missing unit")
+        self.check_bad('busbw: "480 GB/s"', 'busbw: "-480 GB/s"', "busbw")
+        self.check_bad('bytes: "8 GiB"', 'bytes: "8 GiB"\n    latency: "3 us"',
+                       "h100_nvls_8gpu", "exactly one of busbw, bandwidth, latency")
+        self.check_bad('op: "all_reduce"', 'op: "allreduce"', "h100_nvls_8gpu",
+                       "unknown collective")
+        self.check_bad('algorithm: "low_latency"', 'algorithm: "fast"', "expected normal or low_latency")
+
+    def test_prefill_study_validates_the_collective_rows(self):
+        out = self.tmp / "p"
+        r = run("study", "run", "prefill", "--quick", "--out", out, "--quiet", timeout=300)
+        self.assertExit(r, 0)
+        import json
+        tables = {t["name"]: t for t in json.loads((out / "prefill.json").read_text())["tables"]}
+        cols = [c["name"] for c in tables["collective_validation"]["columns"]]
+        rows = [dict(zip(cols, row)) for row in tables["collective_validation"]["rows"]]
+        self.assertGreaterEqual(len(rows), 10)
+        self.assertGreaterEqual(len({r["fabric"] for r in rows}), 3)
+        for row in rows:
+            self.assertEqual(row["note"], "")
+            self.assertAlmostEqual(row["error"], row["ours"] / row["measured"] - 1, places=9)
+        free = sorted(abs(r["error"]) for r in rows if r["fitted"] == "no")
+        scols = [c["name"] for c in tables["collective_validation_summary"]["columns"]]
+        (summary,) = [dict(zip(scols, row))
+                      for row in tables["collective_validation_summary"]["rows"]]
+        self.assertEqual(summary["rows"], len(free))
+        self.assertAlmostEqual(summary["worst_abs_error"], free[-1], places=12)
+
+
 class KernelTables(CliTest):
     """`lightsim fabric kernels GPU` and the checks of a kernel table (kind kernel_table)."""
 

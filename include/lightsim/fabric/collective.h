@@ -16,11 +16,13 @@
 namespace lightsim::fabric {
 
 enum class CollectiveOp { all_reduce, reduce_scatter, all_gather, all_to_all, send_recv };
-enum class Algorithm { automatic, ring, tree, in_switch, hierarchical, direct };
+// in_switch = NCCL NVLS, in_switch_tree = NVLS-tree (docs/fabric.md, "Collectives").
+enum class Algorithm { automatic, ring, tree, in_switch, hierarchical, direct, in_switch_tree };
 
 std::string_view op_name(CollectiveOp op);
 std::string_view algorithm_name(Algorithm a);
-// Parse "all-reduce" / "all_reduce" ... and "ring", "nvls" (= in_switch) ...; UsageError else.
+// Parse "all-reduce" / "all_reduce" ... and "ring", "nvls" (= in_switch), "nvls-tree" ...;
+// UsageError else.
 CollectiveOp parse_op(std::string_view word);
 Algorithm parse_algorithm(std::string_view word);
 double bus_factor(CollectiveOp op, std::int64_t gpus);

@@ -72,6 +72,9 @@ struct FabricSpec {
   std::vector<TierSpec> tiers;  // innermost first
   // Op name ("all_reduce", ...) -> algorithm used instead of the automatic choice.
   std::map<std::string, std::string> collective_algorithms;
+  // Fixed cost of one DeepEP low-latency dispatch or combine (launch, per-peer signalling,
+  // completion polling) before its bytes move (fabric/expert.h).
+  Time expert_low_latency_overhead = Time::si(34.5e-6);
   static void describe(config::Schema<FabricSpec>& s);
 };
 
@@ -95,6 +98,7 @@ struct Topology {
   // Per collective op (CollectiveOp order), the algorithm forced by the fabric config; 0 =
   // automatic (values are Algorithm enumerators, see collective.h).
   std::array<int, 5> forced_algorithm{};
+  double expert_low_latency_overhead = 0;  // s (FabricSpec)
   std::int64_t capacity() const { return tiers.empty() ? 0 : tiers.back().domain_size; }
 };
 

@@ -1,6 +1,9 @@
 // Collective cost models: closed forms, nccl-tests conventions, tier bounds.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "lightsim/fabric/collective.h"
 #include "shipped_configs.h"
 
@@ -87,15 +90,77 @@ TEST(Collective, AlgorithmAvailability) {
   EXPECT_FALSE(
       collective(nvl, CollectiveOp::all_reduce, 72, 1e9, Algorithm::hierarchical).feasible);
   EXPECT_FALSE(collective(nvl, CollectiveOp::all_to_all, 72, 1e9, Algorithm::ring).feasible);
-  // Across two racks a hierarchical all-reduce beats a flat ring bounded by the NIC.
+  // Across two racks the rail-optimized ring crosses racks on 2 of its 144 hops, spread over
+  // the racks' NICs: NVLink bounds it, not one NIC.
   const auto ring = collective(nvl, CollectiveOp::all_reduce, 144, 1e9, Algorithm::ring);
   const auto hier = collective(nvl, CollectiveOp::all_reduce, 144, 1e9, Algorithm::hierarchical);
   ASSERT_TRUE(ring.feasible && hier.feasible);
-  EXPECT_LT(hier.time, ring.time);
-  EXPECT_EQ(ring.bounding_tier, 1);
-  // Small messages across racks: the tree's log2(n) latency wins.
+  EXPECT_EQ(ring.bounding_tier, 0);
+  // Small messages across racks: the tree's log2(n) latency wins; hierarchical is not one of
+  // NCCL's algorithms and runs only when forced.
   const auto small = collective(nvl, CollectiveOp::all_reduce, 144, 1024);
   EXPECT_EQ(small.algorithm, Algorithm::tree);
+  for (double S : {1e3, 1e6, 1e9, 1e11})
+    EXPECT_NE(collective(nvl, CollectiveOp::all_reduce, 144, S).algorithm, Algorithm::hierarchical);
+  EXPECT_FALSE(
+      collective(nvl, CollectiveOp::all_reduce, 144, 1e9, Algorithm::in_switch_tree).feasible);
+}
+
+// Two tiers: nodes of `g` GPUs at B0, scale-out at B1 per GPU; alphas a0, a1.
+Topology two_tier(std::int64_t g, std::int64_t n, double b0, double b1, double a0, double a1) {
+  Topology t = flat(g, b0, a0);
+  Tier out;
+  out.name = "t1";
+  out.domain_size = n;
+  out.bandwidth = out.line_bandwidth = b1;
+  out.alpha = a1;
+  t.tiers.push_back(out);
+  return t;
+}
+
+TEST(Collective, RingAcrossNodesSpreadsOverEveryNic) {
+  // 4 nodes of 8: 28 hops on NVLink, 4 across nodes; each GPU carries 4/32 of the inter-node
+  // hops on its own NIC, so busbw = 8 x the NIC (NCCL's rail-optimized rings), not 1 x.
+  const double b0 = 400e9, b1 = 25e9, S = 1e12;
+  const Topology t = two_tier(8, 64, b0, b1, 0.0, 0.0);
+  const auto r = collective(t, CollectiveOp::all_reduce, 32, S, Algorithm::ring);
+  ASSERT_TRUE(r.feasible);
+  EXPECT_EQ(r.bounding_tier, 1);
+  EXPECT_NEAR(r.busbw, 8 * b1, 1e-6 * b1);
+  // Latency: NCCL's 2(nNodes - 1) inter-node steps and the rest on NVLink (tuning.cc).
+  const Topology lat = two_tier(8, 64, b0, b1, 1e-6, 5e-6);
+  const auto tiny = collective(lat, CollectiveOp::all_reduce, 32, 1e-3, Algorithm::ring);
+  EXPECT_NEAR(tiny.time, 2 * 3 * 5e-6 + (2 * 31 - 2 * 3) * 1e-6, 1e-12);
+}
+
+TEST(Collective, TreeLatencyGrowsWithLog2OfTheNodes) {
+  const Topology t = two_tier(8, 1024, 400e9, 50e9, 1e-6, 5e-6);
+  // 2 ((ppn - 1) alpha_0 + ceil(log2 nodes) alpha_1) (NCCL tuning.cc).
+  for (std::int64_t nodes : {2, 4, 16, 128}) {
+    const auto r = collective(t, CollectiveOp::all_reduce, 8 * nodes, 1e-3, Algorithm::tree);
+    ASSERT_TRUE(r.feasible) << r.reason;
+    EXPECT_NEAR(r.time, 2 * (7 * 1e-6 + std::log2(static_cast<double>(nodes)) * 5e-6), 1e-12)
+        << nodes;
+  }
+  // Large sizes: the NVLink chain (2S / B0) or the busiest node's NICs, over 0.9.
+  const double S = 1e12;
+  const Topology bw = two_tier(8, 1024, 400e9, 50e9, 0.0, 0.0);
+  const auto two = collective(bw, CollectiveOp::all_reduce, 16, S, Algorithm::tree);
+  EXPECT_NEAR(two.time, std::max(2 * S / 400e9, S / (8 * 50e9)) / 0.9, 1e-6 * two.time);
+}
+
+TEST(Collective, NvlsTreeNeedsInSwitchNodesAndSeveralOfThem) {
+  Topology t = two_tier(8, 1024, 400e9, 50e9, 0.0, 0.0);
+  EXPECT_FALSE(
+      collective(t, CollectiveOp::all_reduce, 16, 1e9, Algorithm::in_switch_tree).feasible);
+  t.tiers[0].in_switch = true;
+  t.tiers[0].in_switch_efficiency = 0.5;
+  EXPECT_FALSE(collective(t, CollectiveOp::all_reduce, 8, 1e9, Algorithm::in_switch_tree).feasible);
+  const double S = 1e12;
+  const auto r = collective(t, CollectiveOp::all_reduce, 16, S, Algorithm::in_switch_tree);
+  ASSERT_TRUE(r.feasible);
+  EXPECT_NEAR(r.time, std::max(S / 200e9, S / (8 * 50e9) / 0.9), 1e-6 * r.time);
+  EXPECT_EQ(parse_algorithm("nvls-tree"), Algorithm::in_switch_tree);
 }
 
 TEST(Collective, InSwitchBeatsTheRingBoundForAllReduce) {
