@@ -110,7 +110,7 @@ ParsedQuantity read_quantity(const Node& n, const Reader& r, Dim expected) {
       n, r,
       fmt::format("a {} such as \"{}\"", dimension_name(expected), format_quantity(1.0, expected)));
   try {
-    ParsedQuantity q = parse_quantity(text);
+    ParsedQuantity q = parse_quantity(text, expected);
     if (!(q.dim == expected)) throw_dimension_mismatch(text, expected, q.dim);
     return q;
   } catch (const UnitError& e) {

@@ -390,6 +390,30 @@ ParsedQuantity parse_quantity(std::string_view text) {
   return {negative ? -si : si, f.dim};
 }
 
+ParsedQuantity parse_quantity(std::string_view text, Dim expected) {
+  if (expected == dims::data) {
+    // nccl-tests' size suffixes (its parsesize: K, M, G, T as powers of 1024). Upper case
+    // only, except k: "5 m" stays metres (a dimension error), not mebibytes.
+    const std::string_view t = units_detail::trim(text);
+    if (t.size() >= 2) {
+      const char last = t.back();
+      const std::string_view number = units_detail::trim(t.substr(0, t.size() - 1));
+      constexpr std::string_view kSuffixes = "KMGT";
+      const std::size_t power = kSuffixes.find(last == 'k' ? 'K' : last);
+      if (power != std::string_view::npos && !number.empty() && number.back() >= '0' &&
+          number.back() <= '9') {
+        ParsedQuantity p = parse_quantity(number);
+        if (p.dim == dims::none) {
+          const double si = p.si * std::ldexp(1.0, 10 * static_cast<int>(power + 1));
+          LIGHTSIM_CHECK_AS(UnitError, std::isfinite(si), "value out of range in {}", quoted(t));
+          return {si, dims::data};
+        }
+      }
+    }
+  }
+  return parse_quantity(text);
+}
+
 double convert_to_unit(double si, Dim d, std::string_view unit) {
   const units_detail::UnitFactor f = units_detail::parse_unit(units_detail::trim(unit), unit);
   if (!(f.dim == d))

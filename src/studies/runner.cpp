@@ -5,15 +5,9 @@
 
 namespace lightsim::studies {
 
-config::LoadOptions roots_only(const config::LoadOptions& load) {
-  config::LoadOptions roots;
-  roots.config_roots = load.config_roots;
-  return roots;
-}
-
 std::filesystem::path reference_file(std::string_view relative, const config::LoadOptions& load) {
   const std::filesystem::path file(relative);
-  return config::find_named(file.stem().string(), file.parent_path().string(), roots_only(load),
+  return config::find_named(file.stem().string(), file.parent_path().string(), load.roots_only(),
                             "seed reference");
 }
 

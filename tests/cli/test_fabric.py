@@ -28,6 +28,15 @@ class FabricCli(CliTest):
         self.assertEqual(len(curve), 14)
         self.assertEqual(curve, sorted(curve))  # busbw grows with size
 
+    def test_sizes_take_nccl_tests_suffixes(self):
+        # `--bytes 8G` as nccl-tests users type it (was refused: "did you mean 'g'?").
+        runs = [run("fabric", "collective", "--fabric", "dgx_h100", "--gpus", "8", "--bytes",
+                    size, "--json") for size in ("8G", "8GiB", "8589934592 B")]
+        for r in runs:
+            self.assertExit(r, 0)
+        self.assertEqual(runs[0].json(), runs[1].json())
+        self.assertEqual(runs[0].json(), runs[2].json())
+
     def test_show_derives_cpo(self):
         r = run("fabric", "show", "photonic_4x_1152")
         self.assertExit(r, 0)

@@ -57,6 +57,14 @@ struct LoadOptions {
   // Ref names (set by the reader), "fabric" for one read through scoped("fabric").
   std::string scope;
 
+  // These options without assignments: for presets, references and the files a config names
+  // by path that --set never reaches (published figures, a model's config.json).
+  LoadOptions roots_only() const {
+    LoadOptions o;
+    o.config_roots = config_roots;
+    return o;
+  }
+
   // These options for a document read beside the top one and addressed as `key`.KEY.PATH.
   LoadOptions scoped(std::string_view key) const {
     LoadOptions o = *this;

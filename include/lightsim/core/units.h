@@ -195,7 +195,10 @@ struct ParsedQuantity {
 
 // Parses "<number> [<unit expression>]", e.g. "1550 nm", "-15.9 dBm", "5 pA/sqrt(Hz)",
 // "14 PFLOP/s", "0.5 C/W", "3.2e-3". Throws UnitError naming the text on failure.
+// With `expected` = dims::data, a bare size suffix as nccl-tests and most tools take it is
+// bytes in powers of 1024: "8G" = 8 GiB, "512M", "64K" or "64k", "1T" (docs/units.md).
 ParsedQuantity parse_quantity(std::string_view text);
+ParsedQuantity parse_quantity(std::string_view text, Dim expected);
 
 // Human name of a dimension ("length", "bandwidth", ...; a base-unit formula when unnamed).
 std::string dimension_name(Dim d);
@@ -215,7 +218,7 @@ std::string format_quantity(double si, Dim d);
 // when the unit is missing or of another dimension. A dimensionless D accepts a bare number.
 template <Dim D>
 Quantity<D> parse(std::string_view text) {
-  ParsedQuantity p = parse_quantity(text);
+  ParsedQuantity p = parse_quantity(text, D);
   if (!(p.dim == D)) [[unlikely]]
     throw_dimension_mismatch(text, D, p.dim);
   return Quantity<D>::si(p.si);

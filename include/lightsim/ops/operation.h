@@ -120,9 +120,7 @@ bool has_spec_kind(const Registry& registry, std::string_view kind);
 // name the key, located where the adapter put it, e.g. "--drift-duration").
 template <config::Spec R>
 R read_request(const config::Node& request, const config::LoadOptions& load) {
-  config::LoadOptions roots;
-  roots.config_roots = load.config_roots;
-  config::Reader reader(roots);
+  config::Reader reader(load.roots_only());
   R out{};
   reader.read_spec(out, request);
   return out;

@@ -29,9 +29,6 @@
 
 namespace lightsim::studies {
 
-// `load` without its assignments: the options for presets and references of a study.
-config::LoadOptions roots_only(const config::LoadOptions& load);
-
 // The reference "DIR/NAME.yaml" (e.g. references/prism_seed.yaml) of the first config root
 // holding DIR/NAME (config::find_named); ConfigNotFound naming the folders searched.
 std::filesystem::path reference_file(std::string_view relative, const config::LoadOptions& load);
@@ -39,7 +36,7 @@ std::filesystem::path reference_file(std::string_view relative, const config::Lo
 // A reference document of kind R read with the config roots only (never the assignments).
 template <config::Spec R>
 R load_reference(std::string_view relative, const config::LoadOptions& load) {
-  const config::LoadOptions roots = roots_only(load);
+  const config::LoadOptions roots = load.roots_only();
   return config::load_spec<R>(reference_file(relative, roots), roots);
 }
 
@@ -48,7 +45,7 @@ class RunBase {
  public:
   RunBase(const StudyInput& in, Context& run_ctx, report::StudyResult& result)
       : ctx(run_ctx),
-        presets(roots_only(in.load)),
+        presets(in.load.roots_only()),
         config_file(in.config_file),
         size(in.size),
         result_(&result) {}

@@ -170,6 +170,21 @@ TEST(Units, TypedParseReturnsTheQuantity) {
   EXPECT_CONTAINS(unit_error([&] { (void)lambda.in("ns"); }), "cannot express a length in \"ns\"");
 }
 
+TEST(Units, ByteSizesTakeNcclTestsSuffixesInPowersOf1024) {
+  // nccl-tests' -b/-e sizes: "8G" was refused ("did you mean g?", grams).
+  EXPECT_EQ(parse<dims::data>("8G").si(), 8.0 * (1u << 30));
+  EXPECT_EQ(parse<dims::data>("512M").si(), 512.0 * (1u << 20));
+  EXPECT_EQ(parse<dims::data>("64k").si(), 64.0 * 1024);
+  EXPECT_EQ(parse<dims::data>("1.5 T").si(), 1.5 * 1099511627776.0);
+  EXPECT_EQ(parse<dims::data>("8 GB").si(), 8e9);  // a unit keeps its meaning
+  EXPECT_EQ(parse<dims::data>("8GiB").si(), 8.0 * (1u << 30));
+  // Only for sizes: a temperature of "300 K" is kelvin, a bare "8G" elsewhere is an error.
+  EXPECT_EQ(parse<dims::temperature>("300 K").si(), 300.0);
+  EXPECT_CONTAINS(unit_error([] { (void)parse<dims::time>("8G"); }), "\"G\"");
+  EXPECT_CONTAINS(unit_error([] { (void)parse<dims::data>("G"); }), "missing number");
+  EXPECT_CONTAINS(unit_error([] { (void)parse<dims::data>("5 m"); }), "expected a data size");
+}
+
 // --- errors -------------------------------------------------------------------------------
 TEST(Units, ErrorsQuoteTheTextAndSayWhatIsWrong) {
   EXPECT_CONTAINS(parse_error(""), "empty quantity");
