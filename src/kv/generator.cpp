@@ -142,7 +142,8 @@ double effective_rope_base(const KvGeneratorSpec& sp) {
   if (sp.rope_ntk_factor == 1 || sp.tokens <= sp.rope_original_context) return sp.rope_base;
   const double f = sp.rope_ntk_factor;
   const double d = static_cast<double>(sp.head_dim);
-  const double ratio = static_cast<double>(sp.tokens) / static_cast<double>(sp.rope_original_context);
+  const double ratio =
+      static_cast<double>(sp.tokens) / static_cast<double>(sp.rope_original_context);
   return sp.rope_base * std::pow(f * ratio - (f - 1), d / (d - 2));
 }
 
