@@ -57,6 +57,7 @@ struct KvFitRequest {
   std::string cache{};
   std::string start = "qwen2.5-7b";
   std::string name = "fitted";
+  std::vector<std::string> knobs{};
   std::int64_t max_evaluations = 300;
   double tolerance = 3.0;
   static void describe(config::Schema<KvFitRequest>& s) {
@@ -69,6 +70,9 @@ struct KvFitRequest {
     s.field("name", &R::name,
             "model name of the written profile; the file is <--out>/<name>.yaml (none without "
             "an output folder)");
+    s.field("knobs", &R::knobs,
+            "knobs to fit (noise_scale, spectrum_decay, sink_logit, local_correlation, "
+            "diffuse_logit); empty = all, the others taken from the start profile");
     s.field("max_evaluations", &R::max_evaluations, "candidate caches generated, at most")
         .range(std::int64_t{1}, std::int64_t{100000});
     s.field("tolerance", &R::tolerance,
@@ -91,6 +95,7 @@ kv::FitResult evaluate_fit(const KvFitRequest& q, Env& env) {
   kv::FitOptions options;
   options.max_evaluations = static_cast<std::size_t>(q.max_evaluations);
   options.tolerance = q.tolerance;
+  options.knobs = q.knobs;
   kv::FitResult r = kv::fit_kv_cache(cache, start, options, env.ctx);
   r.profile_yaml = kv::profile_yaml(
       r.spec, fmt::format("# Fitted by `lightsim kv fit` to the cache {} ({}), from profile {}:\n"
