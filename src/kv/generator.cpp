@@ -46,6 +46,7 @@ constexpr std::uint64_t kStreamTag = 0x6b76;  // "kv"
 enum Purpose : std::uint64_t { kParams = 0, kTokens = 1, kQueries = 2 };
 constexpr std::uint64_t kLayerStream = 1ull << 40;  // head id of the per-layer stream
 enum class HeadType { retrieval, streaming, diffuse };
+constexpr double kNeedleNoise = 0.3;  // RMS per latent dim of a needle token around its latent
 
 // Per-head parameters drawn once from the head's parameter stream.
 struct HeadModel {
@@ -117,8 +118,17 @@ HeadModel draw_head(const KvGeneratorSpec& sp, RandomStream rng, double u, bool 
     }
   }
   m.bias *= sp.query_bias / m.bias.norm();
-  for (std::size_t n = 0; n < sp.needle_depths.size(); ++n)
+  for (std::size_t n = 0; n < sp.needle_depths.size(); ++n) {
     m.needle_latents.push_back(normals(rng, r));
+    if (sp.needle_norm_matched) {
+      // One draw per needle stands for 32 tokens, so its energy |sigma * z|^2 is a single
+      // chi-square draw; rescale it (with the 0.3 within-needle noise added at each token) to
+      // an ordinary token's expectation sum sigma_i^2, so a needle is not a long key by chance.
+      const double energy = m.sigma.cwiseProduct(m.needle_latents.back()).squaredNorm();
+      m.needle_latents.back() *= std::sqrt((1 - kNeedleNoise * kNeedleNoise) *
+                                           m.sigma.squaredNorm() / std::max(1e-30, energy));
+    }
+  }
   return m;
 }
 
@@ -127,6 +137,15 @@ void store(float* out, const Eigen::VectorXd& v) {
 }
 
 }  // namespace
+
+double effective_rope_base(const KvGeneratorSpec& sp) {
+  if (sp.rope_ntk_factor == 1 || sp.tokens <= sp.rope_original_context) return sp.rope_base;
+  const double f = sp.rope_ntk_factor;
+  const double d = static_cast<double>(sp.head_dim);
+  const double ratio =
+      static_cast<double>(sp.tokens) / static_cast<double>(sp.rope_original_context);
+  return sp.rope_base * std::pow(f * ratio - (f - 1), d / (d - 2));
+}
 
 KvGeometry generated_geometry(const KvGeneratorSpec& sp) {
   KvGeometry g;
@@ -147,8 +166,10 @@ void require_generator_memory(const KvGeneratorSpec& spec, std::uint64_t memory_
                              g.layers, g.kv_heads, g.tokens, g.head_dim));
 }
 
-KvCache generate_kv_cache(const KvGeneratorSpec& sp, Context& ctx) {
-  require_generator_memory(sp, ctx.memory_budget());
+KvCache generate_kv_cache(const KvGeneratorSpec& spec, Context& ctx) {
+  require_generator_memory(spec, ctx.memory_budget());
+  KvGeneratorSpec sp = spec;
+  sp.rope_base = effective_rope_base(spec);
   const KvGeometry g = generated_geometry(sp);
   KvCache cache(g);
   if (!sp.layers.empty())
@@ -207,7 +228,7 @@ KvCache generate_kv_cache(const KvGeneratorSpec& sp, Context& ctx) {
           Eigen::VectorXd z = tw * topic + lw * local;
           for (std::size_t n = 0; n < cache.needles.size(); ++n)
             if (t >= cache.needles[n].begin && t < cache.needles[n].end)
-              z = m.needle_latents[n] + 0.3 * normals(rng, r);
+              z = m.needle_latents[n] + kNeedleNoise * normals(rng, r);
           for (Eigen::Index i = 0; i < r; ++i)
             latents[t * static_cast<std::size_t>(r) + static_cast<std::size_t>(i)] =
                 static_cast<float>(z[i]);

@@ -13,6 +13,13 @@ void KvGeneratorSpec::describe(config::Schema<KvGeneratorSpec>& s) {
   s.field("q_heads", &S::q_heads, "query heads per layer (a multiple of kv_heads)").range(1, 4096);
   s.field("head_dim", &S::head_dim, "head dimension D (even)").range(2, 1024);
   s.field("rope_base", &S::rope_base, "RoPE theta").range(10, 1e9);
+  s.field("rope_ntk_factor", &S::rope_ntk_factor,
+          "dynamic NTK RoPE scaling factor f (1 = off); base grows when tokens > "
+          "rope_original_context")
+      .range(1, 1e4);
+  s.field("rope_original_context", &S::rope_original_context,
+          "pre-training context L0 of the dynamic NTK scaling, tokens")
+      .range(1, 1 << 24);
   s.field("tokens", &S::tokens, "context length T in tokens").range(1, 1 << 24);
   s.field("steps", &S::steps, "decode queries per query head").range(1, 1 << 16);
   s.field("dtype", &S::dtype, "storage type of the written arrays")
@@ -69,10 +76,14 @@ void KvGeneratorSpec::describe(config::Schema<KvGeneratorSpec>& s) {
   s.field("needle_depths", &S::needle_depths, "planted needles, as fractions of the context")
       .range(0, 1);
   s.field("needle_tokens", &S::needle_tokens, "tokens per needle").range(1, 1 << 20);
+  s.field("needle_norm_matched", &S::needle_norm_matched,
+          "rescale each needle's latent to an ordinary token's key energy (false = raw draw)");
   s.rule([](const S& v) -> std::optional<std::string> {
     if (v.q_heads % v.kv_heads != 0)
       return fmt::format("q_heads ({}) must be a multiple of kv_heads ({})", v.q_heads, v.kv_heads);
     if (v.head_dim % 2 != 0) return fmt::format("head_dim ({}) must be even", v.head_dim);
+    if (v.rope_ntk_factor != 1 && v.head_dim < 4)
+      return fmt::format("rope_ntk_factor needs head_dim >= 4 (got {})", v.head_dim);
     if (v.key_rank > v.head_dim)
       return fmt::format("key_rank ({}) exceeds head_dim ({})", v.key_rank, v.head_dim);
     if (2 * v.outlier_pairs > v.head_dim)

@@ -1,12 +1,13 @@
 // The static state of a bank of programmed rings (bank_state.h).
 #include "lightsim/photonics/bank_state.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <map>
 
 #include "lightsim/core/error.h"
 #include "lightsim/photonics/device.h"
+#include "photonics/mvm_kernels.h"
 
 namespace lightsim::photonics {
 namespace {
@@ -23,7 +24,8 @@ int bank_rows(std::span<const float> weights, int channels) {
 
 BankState::BankState(const DeviceSpec& device, const ImpairmentSpec& impairments,
                      std::span<const float> weights, bool ideal_state)
-    : imp_(impairments),
+    : kernels_(&kernels::kernels_for_cpu()),
+      imp_(impairments),
       programmer_(device),
       dac_spec_(device.dac),
       layout_(bank_rows(weights, device.grid.channels), device.grid.channels),
@@ -31,8 +33,8 @@ BankState::BankState(const DeviceSpec& device, const ImpairmentSpec& impairments
       drift_rho_(drift_neighbour_correlation(impairments)),
       lambdas_(channel_wavelengths(device.grid)),
       requested_(weights.begin(), weights.end()) {
+  const int d = layout_.channels;
   for (double lambda : lambdas_) inv_lambdas_.push_back(1.0 / lambda);
-  inv_res_.assign(lambdas_.size(), 0.0);
   const std::size_t n = weights.size();
   programmed_.assign(n, 0.0);
   static_err_.assign(n, 0.0);
@@ -44,25 +46,36 @@ BankState::BankState(const DeviceSpec& device, const ImpairmentSpec& impairments
   st_.assign(n_pad, 0.0f);
   own_t_.assign(n_pad, 0.0f);
   det_t_.assign(n_pad, 0.0f);
+  for (auto* v : {&half_, &half_own_, &sin_b_, &cos_b_, &sin_own_, &cos_own_})
+    v->assign(n_pad, 0.0);
+  thru_.assign(layout_.block_size(), 0.0);
+  drop_.assign(layout_.block_size(), 0.0);
   row_sum_.assign(static_cast<std::size_t>(layout_.rows), 0.0);
   heater_c_ = imp_.heater_crosstalk && device.tuning.mechanism == TuningMechanism::thermo_optic
                   ? device.tuning.thermal_crosstalk
                   : 0.0;
+  for (int k = 0; k < d; ++k) heater_pow_.push_back(std::pow(heater_c_, k));
+  const double half_k = 0.5 * programmer_.ring().phase_constant();
+  sin_a_.resize(static_cast<std::size_t>(d) * d);
+  cos_a_.resize(sin_a_.size());
+  for (int j = 0; j < d; ++j)
+    for (int i = 0; i < d; ++i) {
+      const double a = half_k * (inv_lambdas_[static_cast<std::size_t>(j)] -
+                                 inv_lambdas_[static_cast<std::size_t>(i)]);
+      sin_a_[static_cast<std::size_t>(j) * d + i] = std::sin(a);
+      cos_a_[static_cast<std::size_t>(j) * d + i] = std::cos(a);
+    }
 
-  // Target detunings, DAC-independent: one bisection per distinct requested weight (banks
-  // hold quantized weights, so a few dozen values), reused by every set_state.
+  // Target detunings, DAC-independent (closed form, Ring::phase_for_weight), reused by every
+  // set_state; the ideal state's programmed detunings with an ideal DAC (or the exact targets).
   target_.resize(n);
-  std::map<float, double> targets;
-  for (std::size_t i = 0; i < n; ++i) {
-    auto [it, fresh] = targets.try_emplace(requested_[i], 0.0);
-    if (fresh) it->second = programmer_.target_detuning(requested_[i]);
-    target_[i] = it->second;
-  }
-  // Ideal state: programmed detunings with an ideal DAC (or exact targets).
   const DacInstance ideal = DacInstance::ideal(dac_spec_);
   for (std::size_t i = 0; i < n; ++i) {
-    const ProgrammedWeight p = programmer_.program_to(requested_[i], target_[i], ideal);
-    programmed_[i] = imp_.quantization ? p.detuning : p.target_detuning;
+    target_[i] = programmer_.target_detuning(requested_[i]);
+    programmed_[i] =
+        imp_.quantization
+            ? programmer_.dac_step(target_[i], 1.0, 1.0, ideal.code_error.data()).detuning
+            : target_[i];
   }
   if (!ideal_state) return;
   compute_heat();
@@ -73,30 +86,37 @@ void BankState::set_state(std::uint64_t seed, std::uint64_t trial) {
   RandomStream stream(seed, {0x50484f54ULL /* "PHOT" */, trial});
   const std::size_t n = requested_.size();
   const int rows = layout_.rows, d = layout_.channels;
-  // DACs: per-ring gain error and calibration; one INL/DNL profile per chip.
+  draws_.resize(2 * n);
+  // DACs: one INL/DNL profile per chip, then each ring's gain error and calibration: gain
+  // 1 + g (2u - 1), table gain + c (2u' - 1) (DacInstance::sample's distributions).
   if (imp_.dac_errors) {
     const DacInstance chip = DacInstance::sample(dac_spec_, stream);
-    DacInstance dac = chip;
+    programmer_.check_profile(chip);
+    stream.fill_uniform(std::span<float>(draws_.data(), 2 * n));
+    const double g = dac_spec_.gain_error, c = dac_spec_.calibration_residual;
     for (std::size_t i = 0; i < n; ++i) {
-      const DacInstance::Gain own = DacInstance::sample_gain(dac_spec_, stream);
-      dac.gain = own.gain;
-      dac.calibrated_gain = own.calibrated_gain;
-      const ProgrammedWeight p = programmer_.program_to(requested_[i], target_[i], dac);
-      programmed_[i] = imp_.quantization ? p.detuning : p.target_detuning;
+      const double gain = 1.0 + g * (2.0 * draws_[2 * i] - 1.0);
+      const double table = dac_spec_.calibrated ? gain + c * (2.0 * draws_[2 * i + 1] - 1.0) : 1.0;
+      const WeightProgrammer::DacStep step =
+          programmer_.dac_step(target_[i], gain, table, chip.code_error.data());
+      programmed_[i] = imp_.quantization ? step.detuning : target_[i];
     }
   }
+  // Static error: fabrication + calibration residual, independent normals.
   const double fab = imp_.fabrication_sigma.si(), cal = imp_.calibration_residual.si();
-  for (std::size_t i = 0; i < n; ++i)
-    static_err_[i] = fab * stream.normal() + cal * stream.normal();
+  const double static_sigma = std::sqrt(fab * fab + cal * cal);
+  stream.fill_normal(std::span<float>(draws_.data(), n));
+  for (std::size_t i = 0; i < n; ++i) static_err_[i] = static_sigma * draws_[i];
   // Drift: global + local, the local part an AR(1) field along each row and down the
   // columns (separable exponential correlation, unit variance).
   const double global = imp_.drift_global_sigma.si() * stream.normal();
   const double rho = drift_rho_, innov = std::sqrt(1.0 - rho * rho);
-  std::vector<double> field(n);
+  stream.fill_normal(std::span<float>(draws_.data(), n));
+  std::vector<double>& field = drift_;  // the unit field first, scaled in place below
   for (int r = 0; r < rows; ++r)
     for (int j = 0; j < d; ++j) {
       const std::size_t i = static_cast<std::size_t>(r) * d + j;
-      const double z = stream.normal();
+      const double z = draws_[i];
       field[i] = j == 0 ? z : rho * field[i - 1] + innov * z;
     }
   for (int r = 1; r < rows; ++r)
@@ -104,7 +124,8 @@ void BankState::set_state(std::uint64_t seed, std::uint64_t trial) {
       const std::size_t i = static_cast<std::size_t>(r) * d + j;
       field[i] = rho * field[i - d] + innov * field[i];
     }
-  for (std::size_t i = 0; i < n; ++i) drift_[i] = global + imp_.drift_local_sigma.si() * field[i];
+  const double local = imp_.drift_local_sigma.si();
+  for (std::size_t i = 0; i < n; ++i) drift_[i] = global + local * field[i];
   compute_heat();
   compute_static();
 }
@@ -122,52 +143,67 @@ void BankState::compute_heat() {
     for (int i = 0; i < d; ++i) {
       double shift = 0.0;
       for (int j = 0; j < d; ++j)
-        if (j != i) shift += std::pow(heater_c_, std::abs(i - j)) * (programmed_[row + j] - rest);
+        if (j != i)
+          shift += heater_pow_[static_cast<std::size_t>(std::abs(i - j))] *
+                   (programmed_[row + j] - rest);
       heat_[row + i] = shift;
     }
   }
 }
 
 void BankState::compute_static() {
+  // The exact responses of Ring::at_phase with sin(phi / 2) of the SIMD kernels
+  // (kernels::HalfPhaseSinCos): phi / 2 = (phase_constant / 2)(1/lambda - 1/resonance).
   const Ring& ring = programmer_.ring();
-  const double phase_k = ring.phase_constant();
+  const double half_k = 0.5 * ring.phase_constant();
+  const double lambda0 = ring.wavelength(), inv_lambda0 = 1.0 / lambda0;
+  const kernels::RingTerms terms{
+      .four_x = 4.0 * ring.x(),
+      .den0 = (1.0 - ring.x()) * (1.0 - ring.x()),
+      .thru0 = (ring.r2() * ring.a() - ring.r1()) * (ring.r2() * ring.a() - ring.r1()),
+      .drop_num = (1.0 - ring.r1() * ring.r1()) * (1.0 - ring.r2() * ring.r2()) * ring.a()};
   const int rows = layout_.rows, d = layout_.channels;
   for (int r = 0; r < rows; ++r) {
     const std::size_t row = static_cast<std::size_t>(r) * d;
-    for (int i = 0; i < d; ++i)
-      detuning_[row + i] =
+    for (int i = 0; i < d; ++i) {
+      const double det =
           programmed_[row + i] + heat_[row + i] + static_err_[row + i] + drift_[row + i];
-    double sum = 0.0;
-    // Ring i's resonance reciprocal, once per ring rather than once per (ring, channel):
-    // ring.at(lambda_j, res_i) = at_phase(phase_constant (1/lambda_j - 1/res_i)), same bits.
-    if (imp_.crosstalk)
-      for (int i = 0; i < d; ++i)
-        inv_res_[static_cast<std::size_t>(i)] =
-            1.0 / (lambdas_[static_cast<std::size_t>(i)] + detuning_[row + i]);
-    for (int j = 0; j < d; ++j) {
-      double thru = 1.0, drop = 0.0;
-      if (imp_.crosstalk) {
-        const double inv_lambda = inv_lambdas_[static_cast<std::size_t>(j)];
-        for (int i = 0; i < d; ++i) {
-          const PortPowers p =
-              ring.at_phase(phase_k * (inv_lambda - inv_res_[static_cast<std::size_t>(i)]));
-          drop += thru * p.drop;
-          thru *= p.through;
-        }
-      } else {
-        const PortPowers p = ring.detuned(ring.wavelength(), detuning_[row + j]);
-        thru = p.through;
-        drop = p.drop;
-      }
-      const std::size_t t = layout_.index(r, j);
-      const double w = single_ended_ ? drop : thru - drop;
-      wt_[t] = static_cast<float>(w);
-      st_[t] = static_cast<float>((single_ended_ ? 0.0 : thru) + drop);
-      own_t_[t] = static_cast<float>(ring.weight(ring.wavelength(), detuning_[row + j]));
-      det_t_[t] = static_cast<float>(detuning_[row + j]);
-      sum += w;
+      detuning_[row + i] = det;
+      const std::size_t t = layout_.index(r, i);
+      half_[t] = half_k * (inv_lambdas_[static_cast<std::size_t>(i)] -
+                           1.0 / (lambdas_[static_cast<std::size_t>(i)] + det));
+      // The lone ring at the design wavelength (Ring::weight(wavelength(), detuning)).
+      half_own_[t] = half_k * (inv_lambda0 - 1.0 / (lambda0 + det));
+      det_t_[t] = static_cast<float>(det);
     }
-    row_sum_[static_cast<std::size_t>(r)] = sum;
+  }
+  const kernels::KernelSet& k = *kernels_;
+  const int n_pad = static_cast<int>(layout_.padded_size());
+  k.half_phase_sincos(half_own_.data(), sin_own_.data(), cos_own_.data(), n_pad);
+  if (imp_.crosstalk) k.half_phase_sincos(half_.data(), sin_b_.data(), cos_b_.data(), n_pad);
+  std::fill(row_sum_.begin(), row_sum_.end(), 0.0);
+  for (int b = 0; b < layout_.blocks(); ++b) {
+    const std::size_t off = layout_.block_offset(b);
+    if (imp_.crosstalk)
+      k.mix_block(sin_b_.data() + off, cos_b_.data() + off, sin_a_.data(), cos_a_.data(), terms, d,
+                  thru_.data(), drop_.data());
+    const int lanes = std::min(BlockLayout::kRows, rows - static_cast<int>(layout_.block_row(b)));
+    for (int j = 0; j < d; ++j)
+      for (int lane = 0; lane < lanes; ++lane) {
+        const std::size_t e = static_cast<std::size_t>(j) * BlockLayout::kRows + lane;
+        const std::size_t t = off + e;
+        const double s = sin_own_[t];
+        const double q = terms.four_x * (s * s);
+        const double den = terms.den0 + q;
+        const double own_thru = (terms.thru0 + q) / den, own_drop = terms.drop_num / den;
+        const double thru = imp_.crosstalk ? thru_[e] : own_thru;
+        const double drop = imp_.crosstalk ? drop_[e] : own_drop;
+        const double w = single_ended_ ? drop : thru - drop;
+        wt_[t] = static_cast<float>(w);
+        st_[t] = static_cast<float>((single_ended_ ? 0.0 : thru) + drop);
+        own_t_[t] = static_cast<float>(own_thru - own_drop);
+        row_sum_[layout_.block_row(b) + static_cast<std::size_t>(lane)] += w;
+      }
   }
 }
 

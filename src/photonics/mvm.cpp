@@ -58,6 +58,7 @@ void MvmKernel::score_with_drift(std::span<const float> x, std::span<float> scor
 
 void MvmKernel::use_simd_level(detail::SimdLevel level) {
   kernels_ = &kernels::kernels_for(level);
+  bank_.use_kernels(*kernels_);
 }
 
 }  // namespace lightsim::photonics

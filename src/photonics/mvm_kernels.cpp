@@ -155,6 +155,83 @@ inline __attribute__((always_inline)) void finish_rows_body(
   }
 }
 
+// See HalfPhaseSinCos. The reduction: q = round(h 2/pi) ((v + 1.5 2^52) - 1.5 2^52 rounds to
+// nearest), r = (h - q p1) - q p1t with fdlibm's p1 (the first 33 bits of pi/2: q p1 is exact
+// for |q| < 2^20) and p1t = pi/2 - p1. Then h = r + q pi/2: for even q (sin h, cos h) =
+// +-(sin r, cos r), for odd q +-(cos r, -sin r).
+inline __attribute__((always_inline)) void half_phase_sincos_body(const double* __restrict h,
+                                                                  double* __restrict s,
+                                                                  double* __restrict c, int n) {
+  constexpr double kTwoOverPi = 6.36619772367581382433e-01;
+  constexpr double kPio2Hi = 1.57079632673412561417e+00;
+  constexpr double kPio2Lo = 6.07710050650619224932e-11;
+  constexpr double kRound = 6755399441055744.0;  // 1.5 * 2^52
+  constexpr double S1 = -1.66666666666666324348e-01, S2 = 8.33333333332248946124e-03,
+                   S3 = -1.98412698298579493134e-04, S4 = 2.75573137070700676789e-06,
+                   S5 = -2.50507602534068634195e-08, S6 = 1.58969099521155010221e-10;
+  constexpr double C1 = 4.16666666666666019037e-02, C2 = -1.38888888888741095749e-03,
+                   C3 = 2.48015872894767294178e-05, C4 = -2.75573143513906633035e-07,
+                   C5 = 2.08757232129817482790e-09, C6 = -1.13596475577881948265e-11;
+  for (int k = 0; k < n; ++k) {
+    const double x = h[k];
+    const double q = (x * kTwoOverPi + kRound) - kRound;
+    const double r = (x - q * kPio2Hi) - q * kPio2Lo;
+    const double z = r * r;
+    const double sn = r + (z * r) * (S1 + z * (S2 + z * (S3 + z * (S4 + z * (S5 + z * S6)))));
+    const double cs =
+        1.0 - (0.5 * z - (z * z) * (C1 + z * (C2 + z * (C3 + z * (C4 + z * (C5 + z * C6))))));
+    const double half = 0.5 * q;
+    const bool odd = half != (half + kRound) - kRound;
+    s[k] = odd ? cs : sn;
+    c[k] = odd ? -sn : cs;
+  }
+}
+
+// See MixBlock. Lanes = rows; per channel the rings run in bus order.
+inline __attribute__((always_inline)) void mix_block_body(const double* __restrict sb,
+                                                          const double* __restrict cb,
+                                                          const double* __restrict sa,
+                                                          const double* __restrict ca, RingTerms t,
+                                                          int d, double* __restrict thru,
+                                                          double* __restrict drop) {
+  constexpr double kTiny = 0x1p-600, kHuge = 0x1p600;
+  for (int j = 0; j < d; ++j) {
+    double num[kBlock], den[kBlock], dr[kBlock];
+    for (int k = 0; k < kBlock; ++k) {
+      num[k] = 1.0;
+      den[k] = 1.0;
+      dr[k] = 0.0;
+    }
+    const double* saj = sa + static_cast<std::ptrdiff_t>(j) * d;
+    const double* caj = ca + static_cast<std::ptrdiff_t>(j) * d;
+    for (int i = 0; i < d; ++i) {
+      const double sai = saj[i], cai = caj[i];
+      const double* sbi = sb + static_cast<std::ptrdiff_t>(i) * kBlock;
+      const double* cbi = cb + static_cast<std::ptrdiff_t>(i) * kBlock;
+      for (int k = 0; k < kBlock; ++k) {
+        const double sn = sai * cbi[k] + cai * sbi[k];
+        const double q = t.four_x * (sn * sn);
+        const double b = t.den0 + q;
+        dr[k] = dr[k] * b + t.drop_num * num[k];
+        num[k] = num[k] * (t.thru0 + q);
+        den[k] = den[k] * b;
+      }
+      if ((i & 7) == 7)
+        for (int k = 0; k < kBlock; ++k) {
+          const double f = den[k] < kTiny ? kHuge : (den[k] > kHuge ? kTiny : 1.0);
+          num[k] *= f;
+          den[k] *= f;
+          dr[k] *= f;
+        }
+    }
+    const std::ptrdiff_t o = static_cast<std::ptrdiff_t>(j) * kBlock;
+    for (int k = 0; k < kBlock; ++k) {
+      thru[o + k] = num[k] / den[k];
+      drop[o + k] = dr[k] / den[k];
+    }
+  }
+}
+
 #define LIGHTSIM_BLOCK_PASS_ARGS                                                               \
   const float *__restrict w, const float *__restrict s, const float *__restrict corr,          \
       const float *__restrict x, const float *__restrict u, const float *__restrict u2, int d, \
@@ -178,7 +255,15 @@ inline __attribute__((always_inline)) void finish_rows_body(
     finish_rows_body(acc, sum, rin2, z, bias, scale, base, shot, rin, lsb, half, currents, scores, \
                      n);                                                                           \
   }                                                                                                \
-  const KernelSet kSet_##name = {block_pass_##name, drift_block_##name, finish_rows_##name};
+  attr void half_phase_sincos_##name(const double* h, double* s, double* c, int n) {               \
+    half_phase_sincos_body(h, s, c, n);                                                            \
+  }                                                                                                \
+  attr void mix_block_##name(const double* sb, const double* cb, const double* sa,                 \
+                             const double* ca, RingTerms t, int d, double* thru, double* drop) {   \
+    mix_block_body(sb, cb, sa, ca, t, d, thru, drop);                                              \
+  }                                                                                                \
+  const KernelSet kSet_##name = {block_pass_##name, drift_block_##name, finish_rows_##name,        \
+                                 half_phase_sincos_##name, mix_block_##name};
 LIGHTSIM_KERNEL_SET(avx512, __attribute__((target("avx512f"))), Vec16)
 LIGHTSIM_KERNEL_SET(avx2, __attribute__((target("avx2"))), Vec8)
 LIGHTSIM_KERNEL_SET(baseline, , Vec4)

@@ -36,10 +36,38 @@ using FinishRows = void (*)(const float* acc, const float* sum, const float* rin
                             const float* bias, float scale, float base, float shot, float rin,
                             float lsb, float half, float* currents, float* scores, int n);
 
+// ---- the bank state (BankState::compute_static), in double --------------------------------
+// (s[k], c[k]) = +-(sin h[k], cos h[k]) with one sign per element, which the ring responses do
+// not see (they use sin^2 of sums of half-phases): h reduced by the nearest multiple of pi/2
+// (Cody-Waite, two parts), then fdlibm's kernel polynomials of sin and cos on [-pi/4, pi/4]
+// (k_sin.c, k_cos.c: error below 2^-58 there), so |s - (+-sin h)| is about 1e-16 for
+// |h| < 2^19. The same bits on every path (the polynomial and the reduction are plain IEEE
+// arithmetic in a fixed order; no libm call).
+using HalfPhaseSinCos = void (*)(const double* h, double* s, double* c, int n);
+// Phase-independent terms of Ring::at_phase: 4x, (1 - x)^2, (r2 a - r1)^2, (1 - r1^2)(1 - r2^2) a.
+struct RingTerms {
+  double four_x = 0.0, den0 = 0.0, thru0 = 0.0, drop_num = 0.0;
+};
+// One block of kBlock rows: the through and drop fractions of every channel j after the d rings
+// of each row, in bus order (ring 0 first). Light of channel j meets ring i at half-phase
+// A_ji + B_i (A: channel spacing, B: the ring's own detuning), so with (sa, ca) the sine and
+// cosine of A ([j][i], d x d) and (sb, cb) those of B (blocked, d x kBlock),
+// sin(A + B) = sa cb + ca sb and each ring passes T_i = (thru0 + q) / (den0 + q) and drops
+// D_i = drop_num / (den0 + q), q = 4x sin^2. The bus recursion
+//   drop <- drop + thru D_i,  thru <- thru T_i
+// is carried as fractions over a common denominator (thru = N / P, drop = U / P:
+// U <- U b + drop_num N, N <- N a, P <- P b with a = thru0 + q, b = den0 + q), so there is
+// one division per output instead of two per ring; N, U, P are rescaled together by 2^+-600
+// (exact) when P leaves [2^-600, 2^600]. thru, drop: d x kBlock.
+using MixBlock = void (*)(const double* sb, const double* cb, const double* sa, const double* ca,
+                          RingTerms terms, int d, double* thru, double* drop);
+
 struct KernelSet {
   BlockPass block_pass;
   DriftBlock drift_block;
   FinishRows finish_rows;
+  HalfPhaseSinCos half_phase_sincos;
+  MixBlock mix_block;
 };
 
 // The path for `level` (throws InternalError when the CPU lacks it), or the best for this CPU.

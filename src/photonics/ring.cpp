@@ -220,17 +220,27 @@ double detuning_of_phase(double phi, double lambda, double n_g, double length) {
 }
 }  // namespace
 
+std::optional<double> Ring::phase_for_weight(double w) const {
+  // Closed-form inverse of w = T - D on [0, pi]. With S = sin^2(phi/2) the add-drop responses
+  // (Bogaerts et al. 2012, the through and drop port equations quoted in ring.h) are
+  //   T = (A + 4xS) / (B + 4xS),  D = Dn / (B + 4xS),  A = (r2 a - r1)^2, B = (1 - x)^2,
+  //   Dn = (1 - r1^2)(1 - r2^2) a,
+  // so w (B + 4xS) = A - Dn + 4xS, linear in S: S = (w B - A + Dn) / (4x (1 - w)). Written
+  // with w_min = (A - Dn)/B (S = 0) and w_max = (A + 4x - Dn)/(B + 4x) (S = 1) as
+  //   S = B (w - w_min) / (4x (1 - w)),  1 - S = (B + 4x)(w_max - w) / (4x (1 - w)),
+  // tan^2(phi/2) = S / (1 - S) = B (w - w_min) / ((B + 4x)(w_max - w)): both ends are exact
+  // (w = w_min -> phi = 0, w = w_max -> phi = pi) without cancellation, and w <= w_max < 1.
+  const double w_min = weight_min(), w_max = weight_max();
+  if (!(w >= w_min && w <= w_max)) return std::nullopt;
+  const double s_num = den0_ * (w - w_min);
+  const double c_num = (den0_ + four_x_) * (w_max - w);
+  return 2.0 * std::atan2(std::sqrt(s_num), std::sqrt(c_num));
+}
+
 std::optional<double> Ring::detuning_for_weight(double w) const {
-  // w(phi) = T - D rises monotonically on [0, pi]: dw/dphi = 2 x sin(phi) (B - A + Dn) /
-  // den^2 >= 0 (see max_weight_slope).
-  if (!(w >= weight_min() && w <= weight_max())) return std::nullopt;
-  double lo = 0.0, hi = kPi;
-  for (int i = 0; i < 200 && hi - lo > 1e-15; ++i) {
-    const double mid = 0.5 * (lo + hi);
-    const PortPowers p = at_phase(mid);
-    (p.through - p.drop < w ? lo : hi) = mid;
-  }
-  return detuning_of_phase(0.5 * (lo + hi), lambda_, n_g_, length_);
+  const std::optional<double> phi = phase_for_weight(w);
+  if (!phi) return std::nullopt;
+  return detuning_of_phase(*phi, lambda_, n_g_, length_);
 }
 
 namespace {

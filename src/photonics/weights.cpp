@@ -46,18 +46,6 @@ DacInstance DacInstance::sample(const DacSpec& spec, RandomStream& stream) {
   return d;
 }
 
-DacInstance::Gain DacInstance::sample_gain(const DacSpec& spec, RandomStream& stream) {
-  // The first draws of sample(), in its order.
-  Gain out;
-  out.gain = 1.0 + spec.gain_error * (2.0 * stream.uniform() - 1.0);
-  out.calibrated_gain =
-      spec.calibrated ? out.gain + spec.calibration_residual * (2.0 * stream.uniform() - 1.0) : 1.0;
-  // Then one double uniform per code: 2 words each from an even position (core/rng.h).
-  const std::uint64_t codes = std::uint64_t{1} << spec.bits;
-  stream.seek((stream.position() + 1) / 2 * 2 + 2 * codes);
-  return out;
-}
-
 WeightProgrammer::WeightProgrammer(const DeviceSpec& device)
     : ring_(ring_of(device)), tuning_(device.tuning), slope_(tuning_slope(device.tuning)) {
   // Rest point: the design puts the resonance so that the control range is centred on the
@@ -80,6 +68,7 @@ WeightProgrammer::WeightProgrammer(const DeviceSpec& device)
     c_max_ = device.tuning.max_heater_power.si();
   }
   codes_ = 1 << device.dac.bits;
+  thermal_shift_ = tuning_.thermal_shift.si();
   lsb_ = (c_max_ - c_min_) / (codes_ - 1);
 }
 
@@ -93,25 +82,25 @@ ProgrammedWeight WeightProgrammer::program(double w, const DacInstance& dac, dou
 
 ProgrammedWeight WeightProgrammer::program_to(double w, double target, const DacInstance& dac,
                                               double delta_t) const {
-  LIGHTSIM_CHECK(dac.code_error.size() == static_cast<std::size_t>(codes_),
-                 "program_to: a DAC instance of {} codes for a {}-code DAC", dac.code_error.size(),
-                 codes_);
   ProgrammedWeight p;
   p.requested = w;
   const double w_lo = ring_.weight_min(), w_hi = ring_.weight_max();
-  p.out_of_range = !(w >= w_lo && w <= w_hi);
   p.target_detuning = target;
-  const double target_control = (p.target_detuning - rest_) / slope_;
-  // The calibration table divides out the gain it measured (1 when uncalibrated).
-  const double ideal_code = (target_control / dac.calibrated_gain - c_min_) / lsb_;
-  const long code = std::lround(ideal_code);
-  if (code < 0 || code >= codes_) p.out_of_range = true;
-  p.code = static_cast<int>(std::clamp<long>(code, 0, codes_ - 1));
-  p.control =
-      dac.gain * (c_min_ + (p.code + dac.code_error[static_cast<std::size_t>(p.code)]) * lsb_);
-  p.detuning = rest_ + slope_ * p.control + tuning_.thermal_shift.si() * delta_t;
+  check_profile(dac);
+  const DacStep step =
+      dac_step(target, dac.gain, dac.calibrated_gain, dac.code_error.data(), delta_t);
+  p.out_of_range = !(w >= w_lo && w <= w_hi) || step.clipped;
+  p.code = step.code;
+  p.control = step.control;
+  p.detuning = step.detuning;
   p.achieved = ring_.weight(ring_.wavelength(), p.detuning);
   return p;
+}
+
+void WeightProgrammer::check_profile(const DacInstance& dac) const {
+  LIGHTSIM_CHECK(dac.code_error.size() == static_cast<std::size_t>(codes_),
+                 "program_to: a DAC instance of {} codes for a {}-code DAC", dac.code_error.size(),
+                 codes_);
 }
 
 }  // namespace lightsim::photonics

@@ -212,5 +212,41 @@ class KvCalibrate(CliTest):
         self.assertInputError(self.calibrate(TARGETS, "--set", "kv_head=3"), "kv_head")
 
 
+class KvFit(CliTest):
+    def generate(self, *extra):
+        config = self.write("tiny.yaml", TINY)
+        out = self.tmp / "cache"
+        self.assertExit(run("kv", "generate", config, "--out", out, "-q", *extra), 0)
+        return out
+
+    def test_writes_a_profile_that_generates(self):
+        cache = self.generate("--set", "sink_logit=8")
+        folder = self.tmp / "fit"
+        r = run("kv", "fit", cache, "--max-evaluations", "8", "--tolerance", "1e9", "--name",
+                "mine", "--out", folder, "--json", "-q")
+        self.assertExit(r, 0)
+        doc = r.json()
+        self.assertEqual(doc["evaluations"], 8)
+        self.assertEqual([s["name"] for s in doc["statistics"]],
+                         ["rank90_post_rope", "value_rank90", "sink_mass", "recent_mass",
+                          "tokens90_fraction", "adjacent_value_cos_centered"])
+        self.assertEqual(doc["written"], str(folder / "mine.yaml"))
+        text = (folder / "mine.yaml").read_text()
+        self.assertEqual(text, doc["profile"])
+        self.assertIn('model: "mine"', text)
+        self.assertExit(run("kv", "generate", folder / "mine.yaml", "--out", self.tmp / "again",
+                            "-q"), 0)
+        self.assertIn("sink_mass", run("kv", "fit", cache, "--max-evaluations", "2",
+                                       "--tolerance", "1e9", "--out", folder).out)
+
+    def test_bad_input_exits_2_with_the_reason(self):
+        cache = self.generate("--set", "noise_scale=10")  # beyond the fit's range [0, 2]
+        self.assertInputError(run("kv", "fit", cache, "--max-evaluations", "10"),
+                              "cannot reach the cache's", "noise_scale at its bound 2")
+        self.assertInputError(run("kv", "fit", cache, "--name", "a/b"), "name")
+        (cache / "queries.npy").unlink()
+        self.assertInputError(run("kv", "fit", cache), "queries.npy")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -76,6 +76,8 @@ CASES = [
      {"scenario": "seed_8k", "gpus": [64], "top": 3}, ["requests=512"]),
     ("prefill_crossover", [], {}, []),
     ("kv_calibrate", ["qwen2.5-7b"], {"profile": "qwen2.5-7b"}, ["tokens=1024", "steps=4"]),
+    ("kv_fit", [CACHE, "--max-evaluations", "3", "--tolerance", "1e9", "--out", OUT],
+     {"cache": CACHE, "max_evaluations": 3, "tolerance": 1e9, "out": OUT}, []),
 ]
 
 

@@ -52,6 +52,13 @@ struct KvGeneratorSpec {
   std::int64_t q_heads = 28;
   std::int64_t head_dim = 128;
   double rope_base = 1e6;
+  // Dynamic NTK RoPE scaling (off at 1): a model fine-tuned for long context this way rotates
+  // a T-token context with base' = rope_base * (f T / L0 - (f - 1))^(D / (D - 2)) when
+  // T > L0 = rope_original_context (transformers' LlamaDynamicNTKScalingRotaryEmbedding;
+  // Llama-2-7B-80K: rope_scaling {type: dynamic, factor: 10}, L0 4096). The cache (keys,
+  // queries, latent placement, manifest rope_base) then uses base'.
+  double rope_ntk_factor = 1;
+  std::int64_t rope_original_context = 4096;
   std::int64_t tokens = 8192;
   std::int64_t steps = 16;
   std::string dtype = "float16";
@@ -96,6 +103,11 @@ struct KvGeneratorSpec {
   // Needles
   std::vector<double> needle_depths = {0.1, 0.5, 0.9};
   std::int64_t needle_tokens = 32;
+  // Rescale each needle's latent so its key energy is an ordinary token's expectation (off by
+  // default). A needle's tokens share one latent draw, so without this a needle is, by chance,
+  // a run of keys up to ~1.5x longer than the rest, which wins the argmax of unrelated heads
+  // through the query noise; a real needle is ordinary text whose keys are not longer.
+  bool needle_norm_matched = false;
 
   static void describe(config::Schema<KvGeneratorSpec>& s);
 };
@@ -106,6 +118,9 @@ KvGeometry generated_geometry(const KvGeneratorSpec& spec);
 // memory, KvGeometry::array_bytes); generate_kv_cache checks it, and a command checks it
 // before it prepares its output folder.
 void require_generator_memory(const KvGeneratorSpec& spec, std::uint64_t memory_budget_bytes);
+
+// The RoPE base the cache is rotated with: rope_base, or its dynamic-NTK scaling (above).
+double effective_rope_base(const KvGeneratorSpec& spec);
 
 // Generates the cache described by `spec` (geometry validated here too; memory checked
 // against ctx.memory_budget()).

@@ -20,6 +20,9 @@
 namespace lightsim::photonics {
 
 struct DeviceSpec;
+namespace kernels {
+struct KernelSet;
+}  // namespace kernels
 
 // Layout of the per-query matrices: rows in blocks of kRows, each block channel-major (element
 // (r, j) at ((r / kRows) d + j) kRows + r % kRows), the row count padded with zero rows to whole
@@ -52,8 +55,15 @@ class BankState {
             std::span<const float> weights, bool ideal_state);
 
   // Draws the impairment state of Monte-Carlo trial `trial` from stream (seed, {"PHOT",
-  // trial}) and recomputes the static part.
+  // trial}) and recomputes the static part. The draws, in stream order (stream version 2,
+  // docs/photonics.md "Impairment state"): the chip's DAC INL/DNL profile
+  // (DacInstance::sample) and 2 float uniforms per ring for its gain and calibrated gain (when
+  // dac_errors); one float normal per ring for its static error (fabrication and calibration
+  // residual, independent normals, so one normal of their root-sum-square sigma); one double
+  // normal for the global drift; one float normal per ring for the local drift field.
   void set_state(std::uint64_t seed, std::uint64_t trial);
+  // The SIMD path of the static part (every path gives the same bits; tests compare them).
+  void use_kernels(const kernels::KernelSet& k) { kernels_ = &k; }
 
   const BlockLayout& layout() const { return layout_; }
   int rows() const { return layout_.rows; }
@@ -79,6 +89,7 @@ class BankState {
   void compute_heat();    // heat_ from programmed_ (thermal crosstalk of the heaters)
   void compute_static();  // detuning_ and the blocked matrices from the parts
 
+  const kernels::KernelSet* kernels_;
   ImpairmentSpec imp_;
   WeightProgrammer programmer_;
   DacSpec dac_spec_;
@@ -88,18 +99,25 @@ class BankState {
   double drift_rho_ = 0.0;           // drift_neighbour_correlation
   std::vector<double> lambdas_;      // d channel wavelengths (m)
   std::vector<double> inv_lambdas_;  // d: 1 / lambda_j
-  std::vector<double> inv_res_;      // d: scratch of compute_static, 1 / resonance of each ring
-  std::vector<float> requested_;     // N x d
-  std::vector<double> target_;       // N x d target detunings of requested_ (DAC-independent)
-  std::vector<double> programmed_;   // N x d detunings from the DAC (no drift, no errors)
-  std::vector<double> static_err_;   // N x d fabrication + calibration error
-  std::vector<double> drift_;        // N x d drift of the state (global + local)
-  std::vector<double> heat_;         // N x d shift by the neighbours' heaters
-  std::vector<double> detuning_;     // N x d total
-  std::vector<float> wt_, st_;       // blocked: W_eff, S
-  std::vector<float> own_t_;         // blocked: lone-ring weight of each ring on its own channel
-  std::vector<float> det_t_;         // blocked: detuning of each ring (metres)
-  std::vector<double> row_sum_;      // N: sum_j W_eff
+  std::vector<double> heater_pow_;   // d: heater_c_^k, k = |i - j|
+  // d x d: sine and cosine of the half-phase of channel j at ring i's channel, A_ji =
+  // (phase_constant / 2)(1/lambda_j - 1/lambda_i) (kernels::MixBlock).
+  std::vector<double> sin_a_, cos_a_;
+  std::vector<float> draws_;  // scratch of set_state: the float draws
+  // Blocked scratch of compute_static: each ring's half-phase on its own channel (B_i) and at
+  // the ring's design wavelength, their sine and cosine; one block's thru and drop.
+  std::vector<double> half_, half_own_, sin_b_, cos_b_, sin_own_, cos_own_, thru_, drop_;
+  std::vector<float> requested_;    // N x d
+  std::vector<double> target_;      // N x d target detunings of requested_ (DAC-independent)
+  std::vector<double> programmed_;  // N x d detunings from the DAC (no drift, no errors)
+  std::vector<double> static_err_;  // N x d fabrication + calibration error
+  std::vector<double> drift_;       // N x d drift of the state (global + local)
+  std::vector<double> heat_;        // N x d shift by the neighbours' heaters
+  std::vector<double> detuning_;    // N x d total
+  std::vector<float> wt_, st_;      // blocked: W_eff, S
+  std::vector<float> own_t_;        // blocked: lone-ring weight of each ring on its own channel
+  std::vector<float> det_t_;        // blocked: detuning of each ring (metres)
+  std::vector<double> row_sum_;     // N: sum_j W_eff
 };
 
 }  // namespace lightsim::photonics

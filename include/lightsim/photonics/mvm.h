@@ -56,8 +56,8 @@ class MvmKernel {
   // (InputError otherwise).
   void score_with_drift(std::span<const float> x, std::span<float> scores, RandomStream& noise,
                         std::span<float> currents = {});
-  // Forces the SIMD code path (tests compare paths; the default is the best for this CPU).
-  // Throws InternalError if the CPU lacks it.
+  // Forces the SIMD code path of the queries and of later set_state calls (tests compare
+  // paths; the default is the best for this CPU). Throws InternalError if the CPU lacks it.
   void use_simd_level(detail::SimdLevel level);
 
   const BankState& bank() const { return bank_; }

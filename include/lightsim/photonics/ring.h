@@ -92,8 +92,14 @@ class Ring {
     const PortPowers p = detuned(lambda, detuning);
     return p.through - p.drop;
   }
-  // Detuning (>= 0, within half an FSR) at which weight(wavelength(), detuning) == w;
-  // nullopt when w is outside [weight_min(), weight_max()].
+  // Round-trip phase in [0, pi] at which the balanced weight T - D equals w, in closed form
+  // (the weight is a ratio of linear functions of sin^2(phi/2); ring.cpp): weight_min() gives
+  // 0, weight_max() gives pi. nullopt when w is outside [weight_min(), weight_max()] (not
+  // clamped).
+  std::optional<double> phase_for_weight(double w) const;
+  // Detuning (>= 0, within half an FSR) at which weight(wavelength(), detuning) == w:
+  // phase_for_weight(w) turned into a detuning; nullopt when w is outside [weight_min(),
+  // weight_max()].
   std::optional<double> detuning_for_weight(double w) const;
 
   // ---- derived figures at the resonance wavelength -----------------------------------

@@ -4,6 +4,8 @@
 // table). The achieved weight is what the ring gives back at the detuning the DAC produced.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -42,13 +44,6 @@ struct DacInstance {
   // +-calibration_residual; code error e_k = inl sin(pi k / (2^b - 1)) + dnl u_k with u_k
   // uniform in [-1/2, 1/2], so |DNL| = |e_{k+1} - e_k| <= dnl + pi inl / (2^b - 1).
   static DacInstance sample(const DacSpec& spec, RandomStream& stream);
-  // The gain and calibrated gain of sample(spec, stream), leaving `stream` where sample leaves
-  // it (the code-error draws are skipped, not computed): for callers that use a per-ring gain
-  // with a shared INL/DNL profile. No allocation.
-  struct Gain {
-    double gain = 1.0, calibrated_gain = 1.0;
-  };
-  static Gain sample_gain(const DacSpec& spec, RandomStream& stream);
 };
 
 struct ProgrammedWeight {
@@ -70,12 +65,39 @@ class WeightProgrammer {
   // calibration point (the controller does not see delta_t: it shows up as drift).
   ProgrammedWeight program(double w, const DacInstance& dac, double delta_t = 0.0) const;
   // The DAC-independent part of program(w, ...): the detuning that puts the ring at weight w
-  // (w clamped to the ring's range), metres. A bisection of ~50 ring evaluations.
+  // (w clamped to the ring's range), metres, by the closed-form inversion
+  // Ring::detuning_for_weight.
   double target_detuning(double w) const;
-  // program(w, dac, delta_t) with target = target_detuning(w) precomputed: the same result
-  // without the bisection (for callers that program the same weight under many DACs).
+  // program(w, dac, delta_t) with target = target_detuning(w) precomputed (for callers that
+  // program the same weight under many DACs).
   ProgrammedWeight program_to(double w, double target, const DacInstance& dac,
                               double delta_t = 0.0) const;
+  // The DAC step of program_to without evaluating the achieved weight: the code for `target`
+  // through a DAC of gain `gain` whose calibration table holds `calibrated_gain`, with the
+  // INL/DNL profile `code_error` (LSB per code; codes() entries, which the caller checks with
+  // check_profile), and the detuning it gives (metres). clipped: the ideal code fell outside
+  // the DAC's range. Inline: bank preparation programs every ring of a state with it.
+  struct DacStep {
+    int code = 0;
+    double control = 0.0;   // V or W
+    double detuning = 0.0;  // metres
+    bool clipped = false;
+  };
+  DacStep dac_step(double target, double gain, double calibrated_gain, const double* code_error,
+                   double delta_t = 0.0) const {
+    DacStep s;
+    const double target_control = (target - rest_) / slope_;
+    // The calibration table divides out the gain it measured (1 when uncalibrated).
+    const double ideal_code = (target_control / calibrated_gain - c_min_) / lsb_;
+    const long code = std::lround(ideal_code);
+    s.clipped = code < 0 || code >= codes_;
+    s.code = static_cast<int>(std::clamp<long>(code, 0, codes_ - 1));
+    s.control = gain * (c_min_ + (s.code + code_error[s.code]) * lsb_);
+    s.detuning = rest_ + slope_ * s.control + thermal_shift_ * delta_t;
+    return s;
+  }
+  // Throws InternalError unless `dac` has one code error per code of this DAC.
+  void check_profile(const DacInstance& dac) const;
 
   const Ring& ring() const { return ring_; }
   // Detuning of the resonance at zero control (the design's rest point), metres.
@@ -91,6 +113,7 @@ class WeightProgrammer {
   Ring ring_;
   TuningSpec tuning_;
   double rest_ = 0.0, c_min_ = 0.0, c_max_ = 0.0, lsb_ = 0.0, slope_ = 0.0;
+  double thermal_shift_ = 0.0;  // d lambda / dT of the tuning, m/K
   int codes_ = 0;
 };
 

@@ -211,6 +211,52 @@ TEST(Ring, WeightInversionReturnsTheRequestedWeight) {
   EXPECT_FALSE(ring.detuning_for_weight(1.0).has_value());
 }
 
+// The closed-form inversion (Ring::phase_for_weight): w(S) = (A - Dn + 4xS) / (B + 4xS) in
+// S = sin^2(phi/2) inverts exactly, so weight -> phase -> weight returns the weight within
+// 1e-12, at high and low finesse, under- and over-coupled. Through the detuning in metres the
+// round trip also carries the rounding of lambda + delta (an ulp of lambda, 2e-22 m) times the
+// curve's slope (up to ~2e10 per metre at high finesse).
+TEST(Ring, ClosedFormInversionRoundTripsToRounding) {
+  for (const Ring& ring : {symmetric(0.985, 0.9995), symmetric(0.6, 0.99),
+                           Ring(0.999, 0.9985, 0.99995, kNg, kLength, kLambda, 1.85),
+                           Ring(0.95, 0.99, 0.999, kNg, kLength, kLambda, 1.85)}) {
+    const double lo = ring.weight_min(), hi = ring.weight_max();
+    const double ulp = std::nextafter(kLambda, 1.0) - kLambda;
+    const double via_metres = 1e-12 + 4.0 * ulp * ring.max_weight_slope();
+    for (int k = 0; k <= 1000; ++k) {
+      const double w = lo + (hi - lo) * k / 1000.0;
+      const auto detuning = ring.detuning_for_weight(w);
+      ASSERT_TRUE(detuning.has_value()) << w;
+      EXPECT_NEAR(ring.weight(kLambda, *detuning), w, via_metres) << w;
+      const double phi = *ring.phase_for_weight(w);
+      const PortPowers p = ring.at_phase(phi);
+      EXPECT_NEAR(p.through - p.drop, w, 1e-12) << w;
+    }
+  }
+}
+
+TEST(Ring, ClosedFormInversionIsExactAtTheEndsAndRefusesWeightsBeyondThem) {
+  const Ring ring = symmetric(0.985, 0.9995);
+  // The curve's extremes: on resonance (phi = 0, no detuning) and half an FSR away (phi = pi).
+  EXPECT_EQ(*ring.phase_for_weight(ring.weight_min()), 0.0);
+  EXPECT_NEAR(*ring.detuning_for_weight(ring.weight_min()), 0.0, 1e-21);  // 1/(1/lambda) - lambda
+  EXPECT_EQ(*ring.phase_for_weight(ring.weight_max()), kPi);
+  // phi = pi: 1/lambda - 1/(lambda + delta) = 1/(2 n_g L).
+  EXPECT_NEAR(*ring.detuning_for_weight(ring.weight_max()),
+              1.0 / (1.0 / kLambda - 0.5 / (kNg * kLength)) - kLambda, 1e-21);
+  // Weight 0: through and drop equal at the returned phase.
+  const double phi0 = *ring.phase_for_weight(0.0);
+  EXPECT_GT(phi0, 0.0);
+  EXPECT_LT(phi0, kPi);
+  EXPECT_NEAR(ring.at_phase(phi0).through, ring.at_phase(phi0).drop, 1e-15);
+  // Out of the reachable range: an error (nullopt), never a clamped phase.
+  EXPECT_FALSE(ring.phase_for_weight(std::nextafter(ring.weight_min(), -2.0)).has_value());
+  EXPECT_FALSE(ring.phase_for_weight(std::nextafter(ring.weight_max(), 2.0)).has_value());
+  EXPECT_FALSE(ring.phase_for_weight(1.0).has_value());
+  EXPECT_FALSE(ring.phase_for_weight(-1.0).has_value());
+  EXPECT_FALSE(ring.phase_for_weight(std::nan("")).has_value());
+}
+
 TEST(Tuning, ResonanceShiftFromVoltageHeaterAndTemperature) {
   TuningSpec pockels;
   pockels.pockels_efficiency = TuningEfficiency::si(2.5e-12);
