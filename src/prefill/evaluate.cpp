@@ -68,7 +68,7 @@ void Evaluator::memory(const Plan& p, std::int64_t first, std::int64_t last, dou
       peak_out = std::max(peak_out, op.out_bytes_seq * x / seq_div);
     }
     if (kind.moe && E > 0) {
-      m.weights += slots * expert_params_ * wbytes;
+      m.weights += slots * expert_params_ * expert_weight_bytes_;
       const double k = static_cast<double>(model_.moe.experts_per_token);
       const double tokens_gpu = x * S / (cp * tp);
       buffers = std::max(buffers, tokens_gpu * k * h * (dispatch_bytes_ + act_bytes_) *

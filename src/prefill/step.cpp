@@ -102,7 +102,8 @@ double Evaluator::layer_time(const LayerKind& kind, const Plan& p, double x, dou
 
   // Compute.
   std::array<double, kComputeClasses> t{};
-  double kv_up = 0;  // latent up-projection time (part of attention_projections)
+  double kv_up = 0;       // latent up-projection time (part of attention_projections)
+  double other_gemm = 0;  // dense GEMMs outside the shared and routed experts
   for (const OpCoef& op : kind.ops) {
     Split s;
     switch (op.role) {
@@ -145,6 +146,9 @@ double Evaluator::layer_time(const LayerKind& kind, const Plan& p, double x, dou
                                        op.weight_bytes / s.weight + op.bytes_seq * seqs, size, k);
     t[idx(op.cls)] += time;
     if (op.role == Role::kv_up) kv_up += time;
+    if (op.kernel == fabric::KernelClass::gemm && op.tabled &&
+        op.cls != ComputeClass::shared_experts)
+      other_gemm += time;
   }
   double compute = 0;
   for (std::size_t c = 0; c < kComputeClasses; ++c) {
@@ -244,6 +248,8 @@ double Evaluator::layer_time(const LayerKind& kind, const Plan& p, double x, dou
       l.dispatch = dc.time;
       l.combine = cc.time;
       l.sm_share = comm_sm_share_;
+      l.gemm_sm_cap = scenario_.gemm_sm_cap;
+      l.attention_gemm = std::min(l.attention, other_gemm / 2);
       const TwoBatchTime o = two_batch_layer_time(l);
       add(CommKind::ep_dispatch, dc, 2 * dc.time, o.exposed_dispatch);
       add(CommKind::ep_combine, cc, 2 * cc.time, o.exposed_combine);

@@ -169,9 +169,10 @@ class Evaluator {
   double flops_per_request_ = 0;
   double matmul_peak_ = 0;
   double act_bytes_ = 2, dispatch_bytes_ = 1, kv_bytes_ = 1;
-  double comm_sm_share_ = 0;  // share of SMs the expert all-to-all holds (overlap.h)
-  double kv_values_ = 0;      // cached values per token per layer
-  double expert_params_ = 0;  // parameters of one routed expert
+  double expert_weight_bytes_ = 1;  // bytes per routed-expert weight (expert_dtype)
+  double comm_sm_share_ = 0;        // share of SMs the expert all-to-all holds (overlap.h)
+  double kv_values_ = 0;            // cached values per token per layer
+  double expert_params_ = 0;        // parameters of one routed expert
   double embedding_params_ = 0, head_params_ = 0;
 };
 
