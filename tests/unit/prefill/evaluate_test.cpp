@@ -154,5 +154,32 @@ TEST(Mixed, StaticPartitionsAgainstDynamicSwitching) {
   EXPECT_THROW(static_vs_dynamic(shorts, longs, 32, 5), ConfigError);
 }
 
+TEST(Evaluate, ExpertFormatAppliesToTheRoutedExpertsOnly) {
+  // NVFP4 routed experts beside FP8 attention and dense layers (scenario expert_dtype): the
+  // experts run at the FP4 peak and hold FP4 weights; the other operators keep FP8.
+  ScenarioSpec fp8 = testing::scenario("deepseek_v3", 2000, 64, "fp8");
+  fp8.two_microbatch_overlap = false;
+  ScenarioSpec mixed = fp8;
+  mixed.expert_dtype = "fp4";
+  const auto model = testing::model("deepseek_v3");
+  const auto topo = testing::topology("gb200_nvl72");
+  const Plan plan = parse_plan("TP=1,EP=8,CP=1", 8);
+  const Result a = Evaluator(fp8, model, topo, 8).evaluate(plan);
+  const Result b = Evaluator(mixed, model, topo, 8).evaluate(plan);
+  ASSERT_TRUE(a.feasible) << a.reason;
+  ASSERT_TRUE(b.feasible) << b.reason;
+  const auto c = [](const Result& r, ComputeClass k) {
+    return r.compute[static_cast<std::size_t>(k)];
+  };
+  EXPECT_LT(c(b, ComputeClass::routed_experts), 0.75 * c(a, ComputeClass::routed_experts));
+  EXPECT_DOUBLE_EQ(c(b, ComputeClass::attention_projections),
+                   c(a, ComputeClass::attention_projections));
+  EXPECT_DOUBLE_EQ(c(b, ComputeClass::shared_experts), c(a, ComputeClass::shared_experts));
+  EXPECT_LT(b.memory.weights, a.memory.weights);
+  // The dispatch carries FP4 values: less time on the wire than FP8.
+  EXPECT_LT(b.comm[static_cast<std::size_t>(CommKind::ep_dispatch)],
+            a.comm[static_cast<std::size_t>(CommKind::ep_dispatch)]);
+}
+
 }  // namespace
 }  // namespace lightsim::prefill
