@@ -62,17 +62,21 @@ void Evaluator::memory(const Plan& p, std::int64_t first, std::int64_t last, dou
           seq_div = cp * tp;
           break;
         case Role::experts:
-          seq_div = static_cast<double>(p.edp) / (adp * share);
+          seq_div = p.moe_tp ? cp * tp : static_cast<double>(p.edp) / (adp * share);
           break;
       }
       peak_out = std::max(peak_out, op.out_bytes_seq * x / seq_div);
     }
     if (kind.moe && E > 0) {
-      m.weights += slots * expert_params_ * expert_weight_bytes_;
-      const double k = static_cast<double>(model_.moe.experts_per_token);
-      const double tokens_gpu = x * S / (cp * tp);
-      buffers = std::max(buffers, tokens_gpu * k * h * (dispatch_bytes_ + act_bytes_) *
-                                      std::max(1.0, share * ep) * 2.0);
+      if (p.moe_tp) {  // every expert's I / TP columns on each rank; no all-to-all buffers
+        m.weights += E * expert_params_ * expert_weight_bytes_ / tp;
+      } else {
+        m.weights += slots * expert_params_ * expert_weight_bytes_;
+        const double k = static_cast<double>(model_.moe.experts_per_token);
+        const double tokens_gpu = x * S / (cp * tp);
+        buffers = std::max(buffers, tokens_gpu * k * h * (dispatch_bytes_ + act_bytes_) *
+                                        std::max(1.0, share * ep) * 2.0);
+      }
     }
     // Live activations: input and output of the largest operator plus the residual stream.
     act = std::max(act, 2 * peak_out + 2 * tokens_group * h * act_bytes_);
@@ -236,8 +240,9 @@ Result Evaluator::evaluate(const Plan& p) const {
   r.tokens_per_s_per_gpu = tokens / r.latency_s / n;
   r.mfu = flops_per_request_ * static_cast<double>(scenario_.requests) /
           (n * matmul_peak_ * r.latency_s);
-  r.expert_skew =
-      model_.moe.routed_experts > 0 ? max_rank_load(p.ep) * static_cast<double>(p.ep) : 1.0;
+  r.expert_skew = model_.moe.routed_experts > 0 && !p.moe_tp
+                      ? max_rank_load(p.ep) * static_cast<double>(p.ep)
+                      : 1.0;
   r.feasible = true;
   return r;
 }

@@ -114,7 +114,8 @@ std::vector<Evaluator::OpCoef> coefficients(const model::OpGroup& one, const mod
       c.m_seq = b.m - a.m;  // rows per sequence (linear in the sequences, like the FLOPs)
       c.k_dim = a.k;
       // Row-parallel matmuls split K over TP; the others split N (Megatron-LM layout).
-      c.k_split = a.name == "o_proj" || a.name == "down" || a.name == "shared_down";
+      c.k_split = a.name == "o_proj" || a.name == "down" || a.name == "shared_down" ||
+                  a.name == "experts_down";  // (experts: only when sharded over TP, MOE=tp)
     } else if (a.op_class == model::OpClass::attention) {
       c.tabled = true;
       c.kernel = fabric::KernelClass::attention;
@@ -278,6 +279,13 @@ std::string Evaluator::validate(const Plan& p) const {
       p.ep > model_.moe.routed_experts + scenario_.routing.redundant_experts)
     return fmt::format("EP={} exceeds the {} routed expert slots", p.ep,
                        model_.moe.routed_experts + scenario_.routing.redundant_experts);
+  if (p.moe_tp && p.ep != p.tp)
+    return fmt::format(
+        "MOE=tp shards the routed experts over the TP group: EP must equal TP (EP={}, TP={})", p.ep,
+        p.tp);
+  if (p.moe_tp && model_.moe.routed_experts > 0 && model_.moe.expert_intermediate % p.tp != 0)
+    return fmt::format("MOE=tp: TP={} does not divide the expert width {}", p.tp,
+                       model_.moe.expert_intermediate);
   return "";
 }
 

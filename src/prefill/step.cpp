@@ -97,7 +97,8 @@ double Evaluator::layer_time(const LayerKind& kind, const Plan& p, double x, dou
   const double E = static_cast<double>(std::max<std::int64_t>(1, model_.moe.routed_experts));
   const double slots =
       std::ceil((E + static_cast<double>(scenario_.routing.redundant_experts)) / ep);
-  const bool tbo = scenario_.two_microbatch_overlap && kind.moe && p.ep > 1;
+  const bool expert_a2a = kind.moe && p.ep > 1 && !p.moe_tp;  // MOE=tp: no dispatch/combine
+  const bool tbo = scenario_.two_microbatch_overlap && expert_a2a;
   const double parts = tbo ? 2.0 : 1.0;
 
   // Compute.
@@ -118,7 +119,9 @@ double Evaluator::layer_time(const LayerKind& kind, const Plan& p, double x, dou
         s = {tp * kv_div, tp};
         break;
       case Role::experts:
-        s = {static_cast<double>(p.edp) / (adp * share * fill), E / slots};
+        // MOE=tp: every rank runs all of its TP group's rows at I / TP of each expert's width.
+        s = p.moe_tp ? Split{cp * tp, tp}
+                     : Split{static_cast<double>(p.edp) / (adp * share * fill), E / slots};
         break;
     }
     const double seqs = x / s.seq / parts;
@@ -139,7 +142,12 @@ double Evaluator::layer_time(const LayerKind& kind, const Plan& p, double x, dou
         size = x / parts * op.m_seq / kv_div;
         break;
       case Role::experts:
-        size = seqs * op.m_seq / slots;
+        if (p.moe_tp) {  // the group's rows over all E experts; N or K split by TP
+          size = x / parts / cp * op.m_seq / E;
+          if (op.k_split) k /= tp;
+        } else {
+          size = seqs * op.m_seq / slots;
+        }
         break;
     }
     const double time = parts * kernel(kernels_, hbm, op, op.flops_fixed + op.flops_seq * seqs,
@@ -228,7 +236,7 @@ double Evaluator::layer_time(const LayerKind& kind, const Plan& p, double x, dou
   // Expert parallelism: dispatch (activation format) and combine (BF16) all-to-all; the most
   // loaded rank receives share x EP times the mean, which sets the all-to-all time. Without
   // two-micro-batch overlap both are exposed.
-  if (kind.moe && p.ep > 1) {
+  if (expert_a2a) {
     const double k = static_cast<double>(model_.moe.experts_per_token);
     const double tokens_gpu = x * S / (cp * tp);
     // Each GPU sends its own (fullest-group) tokens; the most loaded rank receives its share

@@ -181,5 +181,26 @@ TEST(Evaluate, ExpertFormatAppliesToTheRoutedExpertsOnly) {
             a.comm[static_cast<std::size_t>(CommKind::ep_dispatch)]);
 }
 
+TEST(Evaluate, TpShardedMoeHasNoAllToAllAndSplitsEveryExpert) {
+  // MOE=tp (SGLang/vLLM TP MoE): each of the TP ranks holds every routed expert's I / TP
+  // columns and runs all of its group's rows; the FFN all-reduce sums them, no dispatch or
+  // combine. Against EP over the same ranks: same routed FLOPs per GPU under uniform routing,
+  // the same expert bytes per GPU, no EP communication.
+  const ScenarioSpec s = testing::scenario("deepseek_v3", 4096, 4, "fp8");
+  const auto model = testing::model("deepseek_v3");
+  const Evaluator ev(s, model, testing::topology("gb200_nvl72"), 8);
+  const Result tp = ev.evaluate(parse_plan("TP=8,EP=8,MOE=tp", 8));
+  const Result ep = ev.evaluate(parse_plan("TP=8,EP=8", 8));
+  ASSERT_TRUE(tp.feasible) << tp.reason;
+  ASSERT_TRUE(ep.feasible) << ep.reason;
+  EXPECT_EQ(tp.comm[static_cast<std::size_t>(CommKind::ep_dispatch)], 0.0);
+  EXPECT_EQ(tp.comm[static_cast<std::size_t>(CommKind::ep_combine)], 0.0);
+  EXPECT_GT(ep.comm[static_cast<std::size_t>(CommKind::ep_dispatch)], 0.0);
+  EXPECT_GT(tp.comm[static_cast<std::size_t>(CommKind::tp_all_reduce)], 0.0);
+  EXPECT_NEAR(tp.memory.weights, ep.memory.weights, 1e-9 * ep.memory.weights);
+  EXPECT_DOUBLE_EQ(tp.expert_skew, 1.0);
+  EXPECT_LT(tp.memory.comm_buffers, ep.memory.comm_buffers);
+}
+
 }  // namespace
 }  // namespace lightsim::prefill
