@@ -1,12 +1,15 @@
 // Plan evaluation: the acceptance limits of issue 7 and the structure of results.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "lightsim/core/error.h"
 #include "lightsim/prefill/questions.h"
 #include "lightsim/prefill/report.h"
 #include "lightsim/prefill/search.h"
+#include "lightsim/prefill/setup.h"
 #include "prefill_support.h"
 
 namespace lightsim::prefill {
@@ -200,6 +203,25 @@ TEST(Evaluate, TpShardedMoeHasNoAllToAllAndSplitsEveryExpert) {
   EXPECT_NEAR(tp.memory.weights, ep.memory.weights, 1e-9 * ep.memory.weights);
   EXPECT_DOUBLE_EQ(tp.expert_skew, 1.0);
   EXPECT_LT(tp.memory.comm_buffers, ep.memory.comm_buffers);
+}
+
+TEST(Search, TopPlansOfEqualLatencyKeepTheEnumerationOrder) {
+  // Hybrid CP with no Ulysses part is the ring exactly: equal latencies, which top_plans must
+  // order as enumerate_plans lists them (std::sort's order of ties moved with other plans).
+  const ScenarioSpec s = testing::scenario("deepseek_v3", 4096, 64, "fp8");
+  const Evaluator ev(s, testing::model("deepseek_v3"), testing::topology("gb200_nvl72"), 144);
+  const std::vector<Plan> order = enumerate_plans(ev, 144);
+  const std::vector<Result> top = top_plans(ev, 144, order.size());
+  auto index = [&](const Result& r) {
+    return std::find(order.begin(), order.end(), r.plan) - order.begin();
+  };
+  int ties = 0;
+  for (std::size_t i = 1; i < top.size(); ++i)
+    if (top[i].latency_s == top[i - 1].latency_s) {
+      ++ties;
+      EXPECT_LT(index(top[i - 1]), index(top[i])) << format_plan(top[i].plan);
+    }
+  EXPECT_GT(ties, 0);
 }
 
 }  // namespace
