@@ -82,6 +82,7 @@ struct Formats {
   std::size_t matmul = 0, attention = 0, expert = 0;
   // Routed-expert weight and activation bytes relative to the model analysis's formats.
   double expert_weight_ratio = 1, expert_act_ratio = 1;
+  double act_bytes = 2;  // bytes per value of the matmul activation format
 };
 
 std::vector<Evaluator::OpCoef> coefficients(const model::OpGroup& one, const model::OpGroup& two,
@@ -112,6 +113,14 @@ std::vector<Evaluator::OpCoef> coefficients(const model::OpGroup& one, const mod
         c.bytes_seq *= f.expert_act_ratio;
       }
       c.m_seq = b.m - a.m;  // rows per sequence (linear in the sequences, like the FLOPs)
+      // Per-token(-group) activation quantization before a low-precision GEMM, a kernel of
+      // its own in SGLang's FP8 path (per_token_group_quant_fp8). Not for the router (BF16),
+      // kv_a_proj (fused with q_a_proj on the same input) or the routed experts (their input
+      // arrives quantized by the dispatch; the down projection's quantization is fused into
+      // the activation kernel).
+      if (c.format != fabric::format_index("bf16") && c.role != Role::experts &&
+          a.name != "router" && a.name != "kv_a_proj" && !head_or_embedding)
+        c.quant_bytes_per_value = 2.0 + f.act_bytes;
       c.k_dim = a.k;
       // Row-parallel matmuls split K over TP; the others split N (Megatron-LM layout).
       c.k_split = a.name == "o_proj" || a.name == "down" || a.name == "shared_down" ||
@@ -171,6 +180,7 @@ Evaluator::Evaluator(const ScenarioSpec& scenario, const model::Transformer& mod
   } else {
     expert_weight_bytes_ = model::bytes_per_value(dt.weights);
   }
+  formats.act_bytes = model::bytes_per_value(dt.activations);
   act_bytes_ = 2.0;  // TP all-reduce, combine and pipeline sends in BF16 (docs/prefill.md)
   dispatch_bytes_ = model::bytes_per_value(
       scenario.expert_dtype.empty() ? dt.activations : dtype_named(scenario.expert_dtype));

@@ -154,6 +154,11 @@ double Evaluator::layer_time(const LayerKind& kind, const Plan& p, double x, dou
                                        op.weight_bytes / s.weight + op.bytes_seq * seqs, size, k);
     t[idx(op.cls)] += time;
     if (op.role == Role::kv_up) kv_up += time;
+    if (op.quant_bytes_per_value > 0) {  // its input's quantization: size rows x K values
+      const double qb = size * k * op.quant_bytes_per_value;
+      t[idx(ComputeClass::elementwise)] +=
+          parts * (qb / (hbm * kernels_.memory(qb)) + kernels_.launch_overhead());
+    }
     if (op.kernel == fabric::KernelClass::gemm && op.tabled &&
         op.cls != ComputeClass::shared_experts)
       other_gemm += time;

@@ -134,6 +134,10 @@ class Evaluator {
     fabric::KernelClass kernel = fabric::KernelClass::gemm;
     std::size_t format = 0;
     double m_seq = 0, k_dim = 0;
+    // Bytes per input value of the separate kernel that quantizes this matmul's BF16 input to
+    // its FP8/FP4 format (read 2 B, write the format); 0 when none runs (BF16 matmuls, the
+    // router, inputs shared with or quantized by another kernel). docs/prefill.md.
+    double quant_bytes_per_value = 0;
   };
   struct LayerKind {
     std::vector<OpCoef> ops;

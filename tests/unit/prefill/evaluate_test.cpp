@@ -224,5 +224,23 @@ TEST(Search, TopPlansOfEqualLatencyKeepTheEnumerationOrder) {
   EXPECT_GT(ties, 0);
 }
 
+TEST(Evaluate, LowPrecisionMatmulsPayForQuantizingTheirInputs) {
+  // FP8 GEMMs read an FP8 copy of their BF16 input, written by a memory-bound quantization
+  // kernel (3 B per value moved): elementwise time grows by at least those bytes at HBM speed.
+  const auto model = testing::model("llama3_8b");
+  const auto topo = testing::topology("dgx_h100");
+  const Plan plan = parse_plan("TP=1,EP=1,CP=1", 1);
+  const Result bf16 =
+      Evaluator(testing::scenario("llama3_8b", 4096, 1, "bf16"), model, topo, 1).evaluate(plan);
+  const Result fp8 =
+      Evaluator(testing::scenario("llama3_8b", 4096, 1, "fp8"), model, topo, 1).evaluate(plan);
+  ASSERT_TRUE(bf16.feasible && fp8.feasible);
+  const std::size_t ew = static_cast<std::size_t>(ComputeClass::elementwise);
+  // Inputs quantized per layer: q/k/v (one input of h), o_proj (H d = h), gate_up (h), down (I).
+  const double h = 4096, inter = 14336, tokens = 4096, layers = 32;
+  const double bytes = layers * tokens * (3 * h + inter) * 3.0;
+  EXPECT_GT(fp8.compute[ew], bytes / topo.gpu.hbm_bandwidth.si()) << bf16.compute[ew];
+}
+
 }  // namespace
 }  // namespace lightsim::prefill
