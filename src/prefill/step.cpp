@@ -163,6 +163,20 @@ double Evaluator::layer_time(const LayerKind& kind, const Plan& p, double x, dou
         op.cls != ComputeClass::shared_experts)
       other_gemm += time;
   }
+  // Ring CP: after each of the r - 1 ring steps the block's partial attention output is merged
+  // into the running output by its log-sum-exp (ring attention, Liu et al. 2023; Meta's CP,
+  // arXiv:2411.01783 section 3, "merge attention"): a memory-bound kernel reading the partial
+  // and the accumulator and writing the accumulator, 3 x 2 B per output value, of the rank's
+  // tokens x its heads' value dims.
+  if (p.cp > 1 && kind.attention && p.cp / u > 1) {
+    const double vd = model_.attention.kind == model::AttentionKind::mla
+                          ? static_cast<double>(model_.attention.v_head_dim)
+                          : static_cast<double>(model_.attention.head_dim);
+    const double merge = x / parts * S / cp * (H / tp) * vd * 6.0;
+    t[idx(ComputeClass::elementwise)] +=
+        parts * static_cast<double>(p.cp / u - 1) *
+        (merge / (hbm * kernels_.memory(merge)) + kernels_.launch_overhead());
+  }
   double compute = 0;
   for (std::size_t c = 0; c < kComputeClasses; ++c) {
     r.compute[c] += scale * t[c];
