@@ -4,11 +4,15 @@
 
 #include "lightsim/fabric/collective.h"
 #include "lightsim/prefill/evaluate.h"
+#include "lightsim/prefill/pipeline.h"
 
 namespace lightsim::prefill {
 namespace {
 
 constexpr std::size_t kMaxKinds = 8;
+// Largest stage x micro-batch count scheduled exactly (pipeline.h); beyond it the micro-batches
+// take the average chunk cost.
+constexpr double kMaxScheduleSteps = 1 << 16;
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
   return (a + b - 1) / b;
@@ -62,17 +66,21 @@ void Evaluator::memory(const Plan& p, std::int64_t first, std::int64_t last, dou
           seq_div = cp * tp;
           break;
         case Role::experts:
-          seq_div = static_cast<double>(p.edp) / (adp * share);
+          seq_div = p.moe_tp ? cp * tp : static_cast<double>(p.edp) / (adp * share);
           break;
       }
       peak_out = std::max(peak_out, op.out_bytes_seq * x / seq_div);
     }
     if (kind.moe && E > 0) {
-      m.weights += slots * expert_params_ * wbytes;
-      const double k = static_cast<double>(model_.moe.experts_per_token);
-      const double tokens_gpu = x * S / (cp * tp);
-      buffers = std::max(buffers, tokens_gpu * k * h * (dispatch_bytes_ + act_bytes_) *
-                                      std::max(1.0, share * ep) * 2.0);
+      if (p.moe_tp) {  // every expert's I / TP columns on each rank; no all-to-all buffers
+        m.weights += E * expert_params_ * expert_weight_bytes_ / tp;
+      } else {
+        m.weights += slots * expert_params_ * expert_weight_bytes_;
+        const double k = static_cast<double>(model_.moe.experts_per_token);
+        const double tokens_gpu = x * S / (cp * tp);
+        buffers = std::max(buffers, tokens_gpu * k * h * (dispatch_bytes_ + act_bytes_) *
+                                        std::max(1.0, share * ep) * 2.0);
+      }
     }
     // Live activations: input and output of the largest operator plus the residual stream.
     act = std::max(act, 2 * peak_out + 2 * tokens_group * h * act_bytes_);
@@ -180,11 +188,30 @@ Result Evaluator::evaluate(const Plan& p) const {
 
   double sum_stages = 0, max_stage = -1;
   std::int64_t bottleneck = 0;
+  // Exact chunked prefill (pipeline.h): micro-batches that cut sequences have unequal
+  // attention; only a pipeline's schedule sees the difference (the totals are unchanged).
+  const std::size_t ac = static_cast<std::size_t>(ComputeClass::attention_core);
+  std::vector<double> factors, stage_t, stage_a;
+  if (p.pp > 1) {
+    factors = chunk_attention_factors(bd, p.microbatches);
+    const bool equal = std::all_of(factors.begin(), factors.end(),
+                                   [](double f) { return std::abs(f - 1) < 1e-12; });
+    if (equal || static_cast<double>(waves * p.microbatches * p.pp) > kMaxScheduleSteps)
+      factors.clear();
+  }
   for (std::int64_t s = 0; s < p.pp; ++s) {
     const auto [first, last] = stage_layers(layers, p.pp, s);
     double t = (first == 0 ? embed_time : 0.0) + (last == layers ? head_time : 0.0);
-    for (std::int64_t l = first; l < last; ++l)
-      t += kind_time[static_cast<std::size_t>(layer_kind_[static_cast<std::size_t>(l)])];
+    double a = 0;
+    for (std::int64_t l = first; l < last; ++l) {
+      const std::size_t k = static_cast<std::size_t>(layer_kind_[static_cast<std::size_t>(l)]);
+      t += kind_time[k];
+      a += per_kind[k].compute[ac];
+    }
+    if (!factors.empty()) {
+      stage_t.push_back(t);
+      stage_a.push_back(a);
+    }
     sum_stages += t;
     if (t > max_stage) {
       max_stage = t;
@@ -207,8 +234,15 @@ Result Evaluator::evaluate(const Plan& p) const {
   // Pipeline: the first micro-batch crosses every stage (and link), the rest follow at the
   // bottleneck stage's pace (GPipe-style schedule; Huang et al. 2019).
   const double fill = sum_stages + static_cast<double>(p.pp - 1) * send;
-  r.latency_s = fill + (mb_total - 1) * max_stage;
-  r.ttft_s = fill + (m - 1) * max_stage;
+  if (factors.empty()) {
+    r.latency_s = fill + (mb_total - 1) * max_stage;
+    r.ttft_s = fill + (m - 1) * max_stage;
+  } else {
+    const PipelineTimes pt =
+        pipeline_makespan(stage_t, stage_a, factors, waves * p.microbatches, send);
+    r.latency_s = pt.latency;
+    r.ttft_s = pt.first_wave;
+  }
 
   // Breakdown: the bottleneck stage's micro-batches, plus pipeline fill.
   const auto [first, last] = stage_layers(layers, p.pp, bottleneck);
@@ -236,8 +270,9 @@ Result Evaluator::evaluate(const Plan& p) const {
   r.tokens_per_s_per_gpu = tokens / r.latency_s / n;
   r.mfu = flops_per_request_ * static_cast<double>(scenario_.requests) /
           (n * matmul_peak_ * r.latency_s);
-  r.expert_skew =
-      model_.moe.routed_experts > 0 ? max_rank_load(p.ep) * static_cast<double>(p.ep) : 1.0;
+  r.expert_skew = model_.moe.routed_experts > 0 && !p.moe_tp
+                      ? max_rank_load(p.ep) * static_cast<double>(p.ep)
+                      : 1.0;
   r.feasible = true;
   return r;
 }

@@ -59,7 +59,8 @@ Plan parse_plan(std::string_view text, std::int64_t gpus) {
     if (item.empty()) continue;
     const std::size_t eq = item.find('=');
     LIGHTSIM_CHECK_AS(UsageError, eq != std::string::npos,
-                      "plan: '{}' is not KEY=VALUE (keys TP, CP, EP, EDP, PP, DP, CPA, MB)", item);
+                      "plan: '{}' is not KEY=VALUE (keys TP, CP, EP, EDP, PP, DP, CPA, MB, MOE)",
+                      item);
     const std::string key = upper(trim(item.substr(0, eq)));
     const std::string value = trim(item.substr(eq + 1));
     if (key == "TP") {
@@ -78,6 +79,13 @@ Plan parse_plan(std::string_view text, std::int64_t gpus) {
       p.edp = positive(key, value);
     } else if (key == "MB") {
       p.microbatches = positive(key, value);
+    } else if (key == "MOE") {
+      const std::string v = upper(value);
+      LIGHTSIM_CHECK_AS(UsageError, v == "EP" || v == "TP",
+                        "plan: MOE={} is not a routed-expert layout (ep: expert parallel, tp: "
+                        "experts sharded over the TP group)",
+                        value);
+      p.moe_tp = v == "TP";
     } else if (key == "CPA") {
       bool found = false;
       for (CpAlgorithm a :
@@ -91,10 +99,11 @@ Plan parse_plan(std::string_view text, std::int64_t gpus) {
                         value);
     } else {
       LIGHTSIM_THROW(UsageError,
-                     "plan: unknown key '{}' (expected TP, CP, EP, EDP, PP, DP, CPA, MB)", key);
+                     "plan: unknown key '{}' (expected TP, CP, EP, EDP, PP, DP, CPA, MB, MOE)",
+                     key);
     }
   }
-  if (!ep_given) p.ep = p.tp * p.cp;
+  if (!ep_given) p.ep = p.moe_tp ? p.tp : p.tp * p.cp;
   if (!dp_given && gpus > 0) p.dp = std::max<std::int64_t>(1, gpus / (p.stage() * p.pp));
   return p;
 }
@@ -106,6 +115,7 @@ std::string format_plan(const Plan& p) {
                   ",PP=" + std::to_string(p.pp) + ",DP=" + std::to_string(p.dp);
   if (p.cp > 1) s += ",CPA=" + std::string(cp_algorithm_name(p.cp_algorithm));
   if (p.pp > 1 || p.microbatches > 1) s += ",MB=" + std::to_string(p.microbatches);
+  if (p.moe_tp) s += ",MOE=tp";
   return s;
 }
 

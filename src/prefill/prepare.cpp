@@ -68,10 +68,21 @@ std::pair<Role, ComputeClass> classify(const model::Operator& op, bool head_or_e
   return {Role::replicated, ComputeClass::elementwise};
 }
 
+// The DType named "bf16", "fp8" or "fp4" (the scenario schema admits only those).
+model::DType dtype_named(const std::string& name) {
+  for (model::DType d : {model::DType::bf16, model::DType::fp8, model::DType::fp4})
+    if (model::dtype_name(d) == name) return d;
+  LIGHTSIM_CHECK_AS(ConfigError, false, "unknown number format '{}' (bf16, fp8 or fp4)", name);
+  return model::DType::bf16;
+}
+
 // Kernel formats of an operator's peaks (fabric::format_index of each).
 struct Formats {
-  double matmul_peak = 0, attention_peak = 0, other_peak = 0;
-  std::size_t matmul = 0, attention = 0;
+  double matmul_peak = 0, attention_peak = 0, other_peak = 0, expert_peak = 0;
+  std::size_t matmul = 0, attention = 0, expert = 0;
+  // Routed-expert weight and activation bytes relative to the model analysis's formats.
+  double expert_weight_ratio = 1, expert_act_ratio = 1;
+  double act_bytes = 2;  // bytes per value of the matmul activation format
 };
 
 std::vector<Evaluator::OpCoef> coefficients(const model::OpGroup& one, const model::OpGroup& two,
@@ -95,10 +106,25 @@ std::vector<Evaluator::OpCoef> coefficients(const model::OpGroup& one, const mod
       c.kernel =
           c.role == Role::experts ? fabric::KernelClass::grouped_gemm : fabric::KernelClass::gemm;
       c.format = f.matmul;
+      if (c.role == Role::experts) {  // per-operator format of the routed experts
+        c.peak = f.expert_peak;
+        c.format = f.expert;
+        c.weight_bytes *= f.expert_weight_ratio;
+        c.bytes_seq *= f.expert_act_ratio;
+      }
       c.m_seq = b.m - a.m;  // rows per sequence (linear in the sequences, like the FLOPs)
+      // Per-token(-group) activation quantization before a low-precision GEMM, a kernel of
+      // its own in SGLang's FP8 path (per_token_group_quant_fp8). Not for the router (BF16),
+      // kv_a_proj (fused with q_a_proj on the same input) or the routed experts (their input
+      // arrives quantized by the dispatch; the down projection's quantization is fused into
+      // the activation kernel).
+      if (c.format != fabric::format_index("bf16") && c.role != Role::experts &&
+          a.name != "router" && a.name != "kv_a_proj" && !head_or_embedding)
+        c.quant_bytes_per_value = 2.0 + f.act_bytes;
       c.k_dim = a.k;
       // Row-parallel matmuls split K over TP; the others split N (Megatron-LM layout).
-      c.k_split = a.name == "o_proj" || a.name == "down" || a.name == "shared_down";
+      c.k_split = a.name == "o_proj" || a.name == "down" || a.name == "shared_down" ||
+                  a.name == "experts_down";  // (experts: only when sharded over TP, MOE=tp)
     } else if (a.op_class == model::OpClass::attention) {
       c.tabled = true;
       c.kernel = fabric::KernelClass::attention;
@@ -142,8 +168,22 @@ Evaluator::Evaluator(const ScenarioSpec& scenario, const model::Transformer& mod
   formats.other_peak = gpu.peak("bf16").si();
   formats.matmul = fabric::format_index(act);
   formats.attention = fabric::format_index(attn);
+  // Routed experts in their own format (scenario expert_dtype): weights and activations.
+  const std::string expert = scenario.expert_dtype.empty() ? act : scenario.expert_dtype;
+  formats.expert_peak = gpu.peak(expert).si();
+  formats.expert = fabric::format_index(expert);
+  if (!scenario.expert_dtype.empty()) {
+    const model::DType e = dtype_named(scenario.expert_dtype);
+    formats.expert_weight_ratio = model::bytes_per_value(e) / model::bytes_per_value(dt.weights);
+    formats.expert_act_ratio = model::bytes_per_value(e) / model::bytes_per_value(dt.activations);
+    expert_weight_bytes_ = model::bytes_per_value(e);
+  } else {
+    expert_weight_bytes_ = model::bytes_per_value(dt.weights);
+  }
+  formats.act_bytes = model::bytes_per_value(dt.activations);
   act_bytes_ = 2.0;  // TP all-reduce, combine and pipeline sends in BF16 (docs/prefill.md)
-  dispatch_bytes_ = model::bytes_per_value(dt.activations);
+  dispatch_bytes_ = model::bytes_per_value(
+      scenario.expert_dtype.empty() ? dt.activations : dtype_named(scenario.expert_dtype));
   kv_bytes_ = model::bytes_per_value(dt.kv_cache);
   LIGHTSIM_CHECK_AS(ConfigError, gpu.sm_count == 0 || scenario.ep_comm_sms <= gpu.sm_count,
                     "scenario '{}': ep_comm_sms = {} exceeds the sm_count = {} of gpu '{}'",
@@ -249,6 +289,13 @@ std::string Evaluator::validate(const Plan& p) const {
       p.ep > model_.moe.routed_experts + scenario_.routing.redundant_experts)
     return fmt::format("EP={} exceeds the {} routed expert slots", p.ep,
                        model_.moe.routed_experts + scenario_.routing.redundant_experts);
+  if (p.moe_tp && p.ep != p.tp)
+    return fmt::format(
+        "MOE=tp shards the routed experts over the TP group: EP must equal TP (EP={}, TP={})", p.ep,
+        p.tp);
+  if (p.moe_tp && model_.moe.routed_experts > 0 && model_.moe.expert_intermediate % p.tp != 0)
+    return fmt::format("MOE=tp: TP={} does not divide the expert width {}", p.tp,
+                       model_.moe.expert_intermediate);
   return "";
 }
 

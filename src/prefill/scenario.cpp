@@ -46,6 +46,10 @@ void ScenarioSpec::describe(config::Schema<ScenarioSpec>& s) {
   s.field("attention_dtype", &ScenarioSpec::attention_dtype,
           "format of the attention score/value products; empty = the KV-cache format")
       .one_of({"", "bf16", "fp8", "fp4"});
+  s.field("expert_dtype", &ScenarioSpec::expert_dtype,
+          "format of the routed experts' weights, activations and dispatch (e.g. fp4 experts "
+          "beside fp8 dense layers); empty = dtypes.weights / dtypes.activations")
+      .one_of({"", "bf16", "fp8", "fp4"});
   s.field("sequence_length", &ScenarioSpec::sequence_length, "prompt tokens per request")
       .range(std::int64_t{1}, std::int64_t{1} << 26);
   s.field("requests", &ScenarioSpec::requests, "requests prefilled together (the batch)")
@@ -59,6 +63,9 @@ void ScenarioSpec::describe(config::Schema<ScenarioSpec>& s) {
           "SMs the expert all-to-all kernels hold while they run (DeepEP normal mode, default "
           "20); compute beside them runs on the GPU's other SMs")
       .range(std::int64_t{0}, std::int64_t{4096});
+  s.field("gemm_sm_cap", &ScenarioSpec::gemm_sm_cap,
+          "under two-micro-batch overlap, GEMMs run on sm_count - ep_comm_sms SMs for the whole "
+          "layer, as SGLang caps DeepGEMM (configure_deep_gemm_num_sms)");
   s.field("hbm_usable_fraction", &ScenarioSpec::hbm_usable_fraction,
           "share of HBM available to weights, KV cache, activations and buffers")
       .range(0.1, 1.0);

@@ -41,8 +41,10 @@ std::vector<Result> top_plans(const Evaluator& ev, std::int64_t gpus, std::size_
   std::vector<Result> all;
   for (const auto& p : enumerate_plans(ev, gpus))
     if (auto r = ev.evaluate(p); r.feasible) all.push_back(std::move(r));
-  std::sort(all.begin(), all.end(),
-            [](const auto& a, const auto& b) { return a.latency_s < b.latency_s; });
+  // Stable: plans of equal latency keep the enumeration's order (std::sort's order of ties
+  // moved with unrelated plans' latencies).
+  std::stable_sort(all.begin(), all.end(),
+                   [](const auto& a, const auto& b) { return a.latency_s < b.latency_s; });
   if (all.size() > top) all.resize(top);
   return all;
 }

@@ -97,12 +97,14 @@ double Evaluator::layer_time(const LayerKind& kind, const Plan& p, double x, dou
   const double E = static_cast<double>(std::max<std::int64_t>(1, model_.moe.routed_experts));
   const double slots =
       std::ceil((E + static_cast<double>(scenario_.routing.redundant_experts)) / ep);
-  const bool tbo = scenario_.two_microbatch_overlap && kind.moe && p.ep > 1;
+  const bool expert_a2a = kind.moe && p.ep > 1 && !p.moe_tp;  // MOE=tp: no dispatch/combine
+  const bool tbo = scenario_.two_microbatch_overlap && expert_a2a;
   const double parts = tbo ? 2.0 : 1.0;
 
   // Compute.
   std::array<double, kComputeClasses> t{};
-  double kv_up = 0;  // latent up-projection time (part of attention_projections)
+  double kv_up = 0;       // latent up-projection time (part of attention_projections)
+  double other_gemm = 0;  // dense GEMMs outside the shared and routed experts
   for (const OpCoef& op : kind.ops) {
     Split s;
     switch (op.role) {
@@ -117,7 +119,9 @@ double Evaluator::layer_time(const LayerKind& kind, const Plan& p, double x, dou
         s = {tp * kv_div, tp};
         break;
       case Role::experts:
-        s = {static_cast<double>(p.edp) / (adp * share * fill), E / slots};
+        // MOE=tp: every rank runs all of its TP group's rows at I / TP of each expert's width.
+        s = p.moe_tp ? Split{cp * tp, tp}
+                     : Split{static_cast<double>(p.edp) / (adp * share * fill), E / slots};
         break;
     }
     const double seqs = x / s.seq / parts;
@@ -138,13 +142,40 @@ double Evaluator::layer_time(const LayerKind& kind, const Plan& p, double x, dou
         size = x / parts * op.m_seq / kv_div;
         break;
       case Role::experts:
-        size = seqs * op.m_seq / slots;
+        if (p.moe_tp) {  // the group's rows over all E experts; N or K split by TP
+          size = x / parts / cp * op.m_seq / E;
+          if (op.k_split) k /= tp;
+        } else {
+          size = seqs * op.m_seq / slots;
+        }
         break;
     }
     const double time = parts * kernel(kernels_, hbm, op, op.flops_fixed + op.flops_seq * seqs,
                                        op.weight_bytes / s.weight + op.bytes_seq * seqs, size, k);
     t[idx(op.cls)] += time;
     if (op.role == Role::kv_up) kv_up += time;
+    if (op.quant_bytes_per_value > 0) {  // its input's quantization: size rows x K values
+      const double qb = size * k * op.quant_bytes_per_value;
+      t[idx(ComputeClass::elementwise)] +=
+          parts * (qb / (hbm * kernels_.memory(qb)) + kernels_.launch_overhead());
+    }
+    if (op.kernel == fabric::KernelClass::gemm && op.tabled &&
+        op.cls != ComputeClass::shared_experts)
+      other_gemm += time;
+  }
+  // Ring CP: after each of the r - 1 ring steps the block's partial attention output is merged
+  // into the running output by its log-sum-exp (ring attention, Liu et al. 2023; Meta's CP,
+  // arXiv:2411.01783 section 3, "merge attention"): a memory-bound kernel reading the partial
+  // and the accumulator and writing the accumulator, 3 x 2 B per output value, of the rank's
+  // tokens x its heads' value dims.
+  if (p.cp > 1 && kind.attention && p.cp / u > 1) {
+    const double vd = model_.attention.kind == model::AttentionKind::mla
+                          ? static_cast<double>(model_.attention.v_head_dim)
+                          : static_cast<double>(model_.attention.head_dim);
+    const double merge = x / parts * S / cp * (H / tp) * vd * 6.0;
+    t[idx(ComputeClass::elementwise)] +=
+        parts * static_cast<double>(p.cp / u - 1) *
+        (merge / (hbm * kernels_.memory(merge)) + kernels_.launch_overhead());
   }
   double compute = 0;
   for (std::size_t c = 0; c < kComputeClasses; ++c) {
@@ -224,7 +255,7 @@ double Evaluator::layer_time(const LayerKind& kind, const Plan& p, double x, dou
   // Expert parallelism: dispatch (activation format) and combine (BF16) all-to-all; the most
   // loaded rank receives share x EP times the mean, which sets the all-to-all time. Without
   // two-micro-batch overlap both are exposed.
-  if (kind.moe && p.ep > 1) {
+  if (expert_a2a) {
     const double k = static_cast<double>(model_.moe.experts_per_token);
     const double tokens_gpu = x * S / (cp * tp);
     // Each GPU sends its own (fullest-group) tokens; the most loaded rank receives its share
@@ -244,6 +275,8 @@ double Evaluator::layer_time(const LayerKind& kind, const Plan& p, double x, dou
       l.dispatch = dc.time;
       l.combine = cc.time;
       l.sm_share = comm_sm_share_;
+      l.gemm_sm_cap = scenario_.gemm_sm_cap;
+      l.attention_gemm = std::min(l.attention, other_gemm / 2);
       const TwoBatchTime o = two_batch_layer_time(l);
       add(CommKind::ep_dispatch, dc, 2 * dc.time, o.exposed_dispatch);
       add(CommKind::ep_combine, cc, 2 * cc.time, o.exposed_combine);

@@ -141,7 +141,7 @@ class KernelTables(CliTest):
         self.assertIn("fp8   K=16384", r.out)
         self.assertIn("4096:0.686", r.out)
         self.assertIn("[FA3] Fig. 5, causal mask", r.out)
-        r = run("fabric", "kernels", "b200", "--json")
+        r = run("fabric", "kernels", "a100", "--json")
         self.assertExit(r, 0)
         self.assertIsNone(r.json()["table"])
         self.assertIn("no kernel table: roofline ceiling", r.json()["kernel_efficiency"])

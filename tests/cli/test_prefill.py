@@ -60,6 +60,27 @@ class PrefillCli(CliTest):
         r = run("prefill", "run", "deepseek_h800", "--gpus", "32", "--plan", "TP=1,EP=16,DP=1")
         self.assertExit(r, 2)
 
+    def test_per_operator_formats_and_moe_layout_are_checked(self):
+        # expert_dtype names a number format; MOE names a routed-expert layout.
+        r = run("prefill", "run", "sglang_gb200_nvfp4moe_ep8_2k", "--plan", "TP=1,EP=8",
+                "--set", "expert_dtype=fp6")
+        self.assertExit(r, 2)
+        self.assertIn("expert_dtype", r.err)
+        r = run("prefill", "run", "deepseek_h800", "--plan", "TP=1,EP=32,MOE=dp")
+        self.assertExit(r, 2)
+        self.assertIn("MOE=dp", r.err)
+        # NVFP4 experts beside FP8 layers are faster than FP8 experts; MOE=tp has no all-to-all.
+        def tokens(*extra):
+            r = run("prefill", "run", "sglang_gb200_nvfp4moe_ep8_2k", "--json", *extra)
+            self.assertExit(r, 0)
+            return r.json()
+        fp4 = tokens("--plan", "TP=1,EP=8")
+        fp8 = tokens("--plan", "TP=1,EP=8", "--set", "expert_dtype=fp8")
+        self.assertGreater(fp4["tokens_per_s_per_gpu"], fp8["tokens_per_s_per_gpu"])
+        tp = tokens("--plan", "TP=8,EP=8,MOE=tp")
+        self.assertEqual(tp["plan"]["text"], "TP=8,CP=1,EP=8,PP=1,DP=1,MOE=tp")
+        self.assertNotIn("ep_dispatch", tp["breakdown"]["communication"])
+
     def test_communication_sms_are_checked_against_the_gpu(self):
         # The expert all-to-all cannot hold more SMs than the GPU has (H800: 132).
         r = run("prefill", "run", "deepseek_h800", "--gpus", "32", "--plan", "TP=1,EP=32",

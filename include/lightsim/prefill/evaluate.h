@@ -134,6 +134,10 @@ class Evaluator {
     fabric::KernelClass kernel = fabric::KernelClass::gemm;
     std::size_t format = 0;
     double m_seq = 0, k_dim = 0;
+    // Bytes per input value of the separate kernel that quantizes this matmul's BF16 input to
+    // its FP8/FP4 format (read 2 B, write the format); 0 when none runs (BF16 matmuls, the
+    // router, inputs shared with or quantized by another kernel). docs/prefill.md.
+    double quant_bytes_per_value = 0;
   };
   struct LayerKind {
     std::vector<OpCoef> ops;
@@ -169,9 +173,10 @@ class Evaluator {
   double flops_per_request_ = 0;
   double matmul_peak_ = 0;
   double act_bytes_ = 2, dispatch_bytes_ = 1, kv_bytes_ = 1;
-  double comm_sm_share_ = 0;  // share of SMs the expert all-to-all holds (overlap.h)
-  double kv_values_ = 0;      // cached values per token per layer
-  double expert_params_ = 0;  // parameters of one routed expert
+  double expert_weight_bytes_ = 1;  // bytes per routed-expert weight (expert_dtype)
+  double comm_sm_share_ = 0;        // share of SMs the expert all-to-all holds (overlap.h)
+  double kv_values_ = 0;            // cached values per token per layer
+  double expert_params_ = 0;        // parameters of one routed expert
   double embedding_params_ = 0, head_params_ = 0;
 };
 

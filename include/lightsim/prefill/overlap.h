@@ -35,6 +35,11 @@ struct TwoBatchLayer {
   double dispatch = 0;
   double combine = 0;
   double sm_share = 0;  // share of the SMs the communication kernels hold while they run, [0, 1]
+  // GEMM kernels capped at (1 - sm_share) of the SMs for the whole layer, as SGLang runs
+  // DeepGEMM under two-batch overlap; `attention_gemm` is the GEMM part of `attention` (shared
+  // and routed experts are GEMMs throughout).
+  bool gemm_sm_cap = false;
+  double attention_gemm = 0;
 };
 
 struct TwoBatchTime {

@@ -28,15 +28,20 @@ struct Plan {
   CpAlgorithm cp_algorithm = CpAlgorithm::ring_kv;
   std::int64_t microbatches = 1;  // chunked-prefill micro-batches per wave through the pipeline
   std::int64_t edp = 1;           // expert replicas per stage
+  // Routed experts sharded over the TP group (each rank holds every expert's I / TP columns,
+  // the FFN all-reduce sums them; no dispatch or combine), as SGLang and vLLM run MoE under
+  // TP. Needs EP = TP: the TP group holds one copy of the experts, EDP copies per stage.
+  bool moe_tp = false;
   std::int64_t stage() const { return ep * edp; }
   std::int64_t gpus() const { return stage() * pp * dp; }
   std::int64_t attention_dp() const { return stage() / (tp * cp); }
   bool operator==(const Plan&) const = default;
 };
 
-// "TP=8,CP=4,EP=64,EDP=1,PP=1,DP=2,CPA=ring_kv,MB=4" (keys case-insensitive, any order,
-// any subset). Missing keys: TP=CP=PP=MB=EDP=1, EP = TP x CP, DP = gpus / (EP x EDP x PP)
-// when gpus > 0, else 1. Throws UsageError naming the bad key or value.
+// "TP=8,CP=4,EP=64,EDP=1,PP=1,DP=2,CPA=ring_kv,MB=4,MOE=ep" (keys case-insensitive, any
+// order, any subset). Missing keys: TP=CP=PP=MB=EDP=1, MOE=ep; EP = TP x CP (MOE=tp: EP =
+// TP), DP = gpus / (EP x EDP x PP) when gpus > 0, else 1. Throws UsageError naming the bad
+// key or value.
 Plan parse_plan(std::string_view text, std::int64_t gpus = 0);
 std::string format_plan(const Plan& plan);
 

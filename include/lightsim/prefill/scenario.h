@@ -43,6 +43,9 @@ struct ScenarioSpec {
   std::string model;  // configs/models/NAME.json, or a path to a config.json
   model::DTypePolicy dtypes;
   std::string attention_dtype;  // format of the attention products; "" = the KV-cache format
+  // Format of the routed experts' weights, activations and dispatch (e.g. NVFP4 experts beside
+  // FP8 attention and dense layers); "" = dtypes.weights and dtypes.activations.
+  std::string expert_dtype;
   std::int64_t sequence_length = 8192;  // tokens per request (prompt length)
   std::int64_t requests = 1;            // requests prefilled together (the batch)
   RoutingSpec routing;
@@ -51,6 +54,9 @@ struct ScenarioSpec {
   // SMs the expert all-to-all kernels hold while they run (DeepEP normal mode; its default
   // Buffer.num_sms = 20). Compute beside them runs on the rest (docs/prefill.md).
   std::int64_t ep_comm_sms = 20;
+  // Under two-micro-batch overlap, GEMMs run on sm_count - ep_comm_sms SMs for the whole layer
+  // (SGLang's configure_deep_gemm_num_sms around the overlapped DeepGEMM calls).
+  bool gemm_sm_cap = true;
   double hbm_usable_fraction = 0.9;  // HBM left after runtime, workspace, fragmentation
   // configs/fabrics/ names or files, read and checked with the scenario; the first is the
   // baseline. --set addresses them as fabrics.KEY.

@@ -3,6 +3,7 @@
 
 #include "../../unit/prefill/prefill_support.h"
 #include "lightsim/fabric/collective.h"
+#include "lightsim/fabric/kernels.h"
 #include "lightsim/model/params.h"
 #include "lightsim/prefill/evaluate.h"
 
@@ -49,6 +50,27 @@ void check_ring(double bandwidth, std::int64_t tokens, bool expect_hidden) {
 TEST(RingAttention, HidesCommunicationExactlyWhenTheClosedFormSaysSo) {
   check_ring(900e9, 131072, true);  // long blocks: quadratic compute outgrows the KV transfer
   check_ring(1e9, 8192, false);     // slow link: the transfer is exposed by the closed form
+}
+
+TEST(RingAttention, EveryRingStepMergesItsPartialOutput) {
+  // Pass-KV ring of CP ranks: CP - 1 log-sum-exp merges per layer of the rank's S / CP queries
+  // x H heads x d values, 3 x 2 B each, memory-bound. Ulysses over the same ranks has none;
+  // every other elementwise operator is the same in both, so the difference is the merges.
+  const std::int64_t cp = 8, tokens = 32768;
+  const auto m = testing::model("llama3_8b");
+  const ScenarioSpec s = testing::scenario("llama3_8b", tokens, 1, "bf16");
+  const fabric::Topology t = flat(cp, 900e9);
+  const Evaluator ev(s, m, t, cp);
+  const Result ring = ev.evaluate(parse_plan("TP=1,CP=8,CPA=ring_kv", cp));
+  const Result uly = ev.evaluate(parse_plan("TP=1,CP=8,CPA=ulysses", cp));
+  ASSERT_TRUE(ring.feasible && uly.feasible) << ring.reason << uly.reason;
+  const double bytes = static_cast<double>(tokens) / cp *
+                       static_cast<double>(m.attention.heads * m.attention.head_dim) * 6.0;
+  const fabric::KernelEfficiency k(t.gpu);
+  const double merge = bytes / (t.gpu.hbm_bandwidth.si() * k.memory(bytes));
+  const double L = static_cast<double>(m.layers.size());
+  const std::size_t ew = static_cast<std::size_t>(ComputeClass::elementwise);
+  EXPECT_NEAR(ring.compute[ew] - uly.compute[ew], L * (cp - 1) * merge, 1e-9 * ring.latency_s);
 }
 
 TEST(RingAttention, WithoutOverlapEverythingIsExposed) {

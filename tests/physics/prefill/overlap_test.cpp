@@ -96,6 +96,7 @@ TEST(TwoBatchOverlap, EvaluatorChargesTheSmShareOfHiddenCommunication) {
   ASSERT_TRUE(free.feasible) << free.reason;
   Ep8 taxed = base;
   taxed.s.ep_comm_sms = 20;
+  taxed.s.gemm_sm_cap = false;  // the share is taken only while a transfer runs
   const Result r = taxed.run();
   ASSERT_TRUE(r.feasible) << r.reason;
   // NVLink inside the domain: the all-to-all is far shorter than the compute beside it, so
@@ -109,6 +110,43 @@ TEST(TwoBatchOverlap, EvaluatorChargesTheSmShareOfHiddenCommunication) {
   Ep8 unknown = taxed;
   unknown.t.gpu.sm_count = 0;
   EXPECT_EQ(ep_exposed(unknown.run()), 0.0);
+}
+
+TEST(TwoBatchOverlap, GemmCapSlowsEveryGemmByTheSmShare) {
+  // SGLang's DeepGEMM cap: GEMMs run on (1 - share) of the SMs for the whole layer. With
+  // transfers far shorter than the GEMMs beside them, the layer exposes exactly
+  // share / (1 - share) of its GEMM time; the non-GEMM attention part loses nothing.
+  const double share = 20.0 / 132.0;
+  TwoBatchLayer l = layer(1.0, 0.1, 1.0, 0.01, 0.02, share);
+  l.gemm_sm_cap = true;
+  l.attention_gemm = 0.4;
+  const double gemm = 2 * (0.4 + 0.1 + 1.0);
+  EXPECT_NEAR(exposed(two_batch_layer_time(l)), gemm * share / (1 - share), 1e-12);
+  // Transfers far longer than the compute: the cap changes nothing, the wire sets the time.
+  l.dispatch = l.combine = 50.0;
+  TwoBatchLayer uncapped = l;
+  uncapped.gemm_sm_cap = false;
+  EXPECT_NEAR(two_batch_layer_time(l).layer, two_batch_layer_time(uncapped).layer, 1e-12);
+  // No share, no cap effect.
+  l.sm_share = 0;
+  l.dispatch = 0.01;
+  l.combine = 0.02;
+  EXPECT_EQ(exposed(two_batch_layer_time(l)), 0.0);
+}
+
+TEST(TwoBatchOverlap, EvaluatorGemmCapCostsMoreThanTheShareBesideTransfers) {
+  Ep8 base;
+  base.t.gpu.sm_count = 132;
+  base.s.ep_comm_sms = 20;
+  base.s.gemm_sm_cap = false;
+  const Result share_only = base.run();
+  Ep8 capped = base;
+  capped.s.gemm_sm_cap = true;
+  const Result r = capped.run();
+  ASSERT_TRUE(r.feasible) << r.reason;
+  EXPECT_GT(r.latency_s, share_only.latency_s);
+  EXPECT_NEAR(r.latency_s - share_only.latency_s, ep_exposed(r) - ep_exposed(share_only),
+              1e-9 * r.latency_s);
 }
 
 TEST(TwoBatchOverlap, EvaluatorWithoutOverlapExposesEveryTransfer) {

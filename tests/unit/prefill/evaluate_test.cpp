@@ -1,12 +1,15 @@
 // Plan evaluation: the acceptance limits of issue 7 and the structure of results.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "lightsim/core/error.h"
 #include "lightsim/prefill/questions.h"
 #include "lightsim/prefill/report.h"
 #include "lightsim/prefill/search.h"
+#include "lightsim/prefill/setup.h"
 #include "prefill_support.h"
 
 namespace lightsim::prefill {
@@ -152,6 +155,91 @@ TEST(Mixed, StaticPartitionsAgainstDynamicSwitching) {
   EXPECT_GT(r.dynamic_makespan_s, r.dynamic_long_ttft_s);
   EXPECT_LE(r.dynamic_long_ttft_s, r.static_long_ttft_s * (1 + 1e-12));
   EXPECT_THROW(static_vs_dynamic(shorts, longs, 32, 5), ConfigError);
+}
+
+TEST(Evaluate, ExpertFormatAppliesToTheRoutedExpertsOnly) {
+  // NVFP4 routed experts beside FP8 attention and dense layers (scenario expert_dtype): the
+  // experts run at the FP4 peak and hold FP4 weights; the other operators keep FP8.
+  ScenarioSpec fp8 = testing::scenario("deepseek_v3", 2000, 64, "fp8");
+  fp8.two_microbatch_overlap = false;
+  ScenarioSpec mixed = fp8;
+  mixed.expert_dtype = "fp4";
+  const auto model = testing::model("deepseek_v3");
+  const auto topo = testing::topology("gb200_nvl72");
+  const Plan plan = parse_plan("TP=1,EP=8,CP=1", 8);
+  const Result a = Evaluator(fp8, model, topo, 8).evaluate(plan);
+  const Result b = Evaluator(mixed, model, topo, 8).evaluate(plan);
+  ASSERT_TRUE(a.feasible) << a.reason;
+  ASSERT_TRUE(b.feasible) << b.reason;
+  const auto c = [](const Result& r, ComputeClass k) {
+    return r.compute[static_cast<std::size_t>(k)];
+  };
+  EXPECT_LT(c(b, ComputeClass::routed_experts), 0.75 * c(a, ComputeClass::routed_experts));
+  EXPECT_DOUBLE_EQ(c(b, ComputeClass::attention_projections),
+                   c(a, ComputeClass::attention_projections));
+  EXPECT_DOUBLE_EQ(c(b, ComputeClass::shared_experts), c(a, ComputeClass::shared_experts));
+  EXPECT_LT(b.memory.weights, a.memory.weights);
+  // The dispatch carries FP4 values: less time on the wire than FP8.
+  EXPECT_LT(b.comm[static_cast<std::size_t>(CommKind::ep_dispatch)],
+            a.comm[static_cast<std::size_t>(CommKind::ep_dispatch)]);
+}
+
+TEST(Evaluate, TpShardedMoeHasNoAllToAllAndSplitsEveryExpert) {
+  // MOE=tp (SGLang/vLLM TP MoE): each of the TP ranks holds every routed expert's I / TP
+  // columns and runs all of its group's rows; the FFN all-reduce sums them, no dispatch or
+  // combine. Against EP over the same ranks: same routed FLOPs per GPU under uniform routing,
+  // the same expert bytes per GPU, no EP communication.
+  const ScenarioSpec s = testing::scenario("deepseek_v3", 4096, 4, "fp8");
+  const auto model = testing::model("deepseek_v3");
+  const Evaluator ev(s, model, testing::topology("gb200_nvl72"), 8);
+  const Result tp = ev.evaluate(parse_plan("TP=8,EP=8,MOE=tp", 8));
+  const Result ep = ev.evaluate(parse_plan("TP=8,EP=8", 8));
+  ASSERT_TRUE(tp.feasible) << tp.reason;
+  ASSERT_TRUE(ep.feasible) << ep.reason;
+  EXPECT_EQ(tp.comm[static_cast<std::size_t>(CommKind::ep_dispatch)], 0.0);
+  EXPECT_EQ(tp.comm[static_cast<std::size_t>(CommKind::ep_combine)], 0.0);
+  EXPECT_GT(ep.comm[static_cast<std::size_t>(CommKind::ep_dispatch)], 0.0);
+  EXPECT_GT(tp.comm[static_cast<std::size_t>(CommKind::tp_all_reduce)], 0.0);
+  EXPECT_NEAR(tp.memory.weights, ep.memory.weights, 1e-9 * ep.memory.weights);
+  EXPECT_DOUBLE_EQ(tp.expert_skew, 1.0);
+  EXPECT_LT(tp.memory.comm_buffers, ep.memory.comm_buffers);
+}
+
+TEST(Search, TopPlansOfEqualLatencyKeepTheEnumerationOrder) {
+  // Hybrid CP with no Ulysses part is the ring exactly: equal latencies, which top_plans must
+  // order as enumerate_plans lists them (std::sort's order of ties moved with other plans).
+  const ScenarioSpec s = testing::scenario("deepseek_v3", 4096, 64, "fp8");
+  const Evaluator ev(s, testing::model("deepseek_v3"), testing::topology("gb200_nvl72"), 144);
+  const std::vector<Plan> order = enumerate_plans(ev, 144);
+  const std::vector<Result> top = top_plans(ev, 144, order.size());
+  auto index = [&](const Result& r) {
+    return std::find(order.begin(), order.end(), r.plan) - order.begin();
+  };
+  int ties = 0;
+  for (std::size_t i = 1; i < top.size(); ++i)
+    if (top[i].latency_s == top[i - 1].latency_s) {
+      ++ties;
+      EXPECT_LT(index(top[i - 1]), index(top[i])) << format_plan(top[i].plan);
+    }
+  EXPECT_GT(ties, 0);
+}
+
+TEST(Evaluate, LowPrecisionMatmulsPayForQuantizingTheirInputs) {
+  // FP8 GEMMs read an FP8 copy of their BF16 input, written by a memory-bound quantization
+  // kernel (3 B per value moved): elementwise time grows by at least those bytes at HBM speed.
+  const auto model = testing::model("llama3_8b");
+  const auto topo = testing::topology("dgx_h100");
+  const Plan plan = parse_plan("TP=1,EP=1,CP=1", 1);
+  const Result bf16 =
+      Evaluator(testing::scenario("llama3_8b", 4096, 1, "bf16"), model, topo, 1).evaluate(plan);
+  const Result fp8 =
+      Evaluator(testing::scenario("llama3_8b", 4096, 1, "fp8"), model, topo, 1).evaluate(plan);
+  ASSERT_TRUE(bf16.feasible && fp8.feasible);
+  const std::size_t ew = static_cast<std::size_t>(ComputeClass::elementwise);
+  // Inputs quantized per layer: q/k/v (one input of h), o_proj (H d = h), gate_up (h), down (I).
+  const double h = 4096, inter = 14336, tokens = 4096, layers = 32;
+  const double bytes = layers * tokens * (3 * h + inter) * 3.0;
+  EXPECT_GT(fp8.compute[ew], bytes / topo.gpu.hbm_bandwidth.si()) << bf16.compute[ew];
 }
 
 }  // namespace

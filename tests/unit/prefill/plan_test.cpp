@@ -31,6 +31,17 @@ TEST(Plan, RejectsBadText) {
   EXPECT_THROW(parse_plan("XP=2"), UsageError);
   EXPECT_THROW(parse_plan("TP"), UsageError);
   EXPECT_THROW(parse_plan("CPA=spiral"), UsageError);
+  EXPECT_THROW(parse_plan("MOE=dp"), UsageError);
+}
+
+TEST(Plan, TpShardedMoeParsesAndRoundTrips) {
+  const Plan p = parse_plan("TP=8,moe=TP", 8);
+  EXPECT_TRUE(p.moe_tp);
+  EXPECT_EQ(p.ep, 8);  // EP defaults to TP under MOE=tp
+  EXPECT_EQ(format_plan(p), "TP=8,CP=1,EP=8,PP=1,DP=1,MOE=tp");
+  EXPECT_EQ(parse_plan(format_plan(p), 8), p);
+  EXPECT_FALSE(parse_plan("TP=8,MOE=ep", 8).moe_tp);
+  EXPECT_EQ(format_plan(parse_plan("TP=8,MOE=ep", 8)), "TP=8,CP=1,EP=8,PP=1,DP=1");
 }
 
 TEST(Plan, UlyssesRejectedWhenDegreeExceedsHeads) {
@@ -59,6 +70,9 @@ TEST(Plan, ValidityRules) {
   EXPECT_NE(ev.validate(parse_plan("PP=64,EP=1,MB=64")).find("layers"), std::string::npos);
   EXPECT_NE(ev.validate(parse_plan("PP=4,EP=1,MB=2")).find("idle"), std::string::npos);
   EXPECT_NE(ev.validate(parse_plan("EP=1,DP=2304")).find("exceed"), std::string::npos);
+  EXPECT_NE(ev.validate(parse_plan("TP=4,EP=8,MOE=tp")).find("EP must equal TP"),
+            std::string::npos);
+  EXPECT_EQ(ev.validate(parse_plan("TP=8,CP=2,EP=8,EDP=2,MOE=tp")), "");
 }
 
 }  // namespace
