@@ -86,8 +86,7 @@ void KvMeasurements::describe(config::Schema<KvMeasurements>& s) {
 
 KvMeasurements load_kv_measurements(const std::string& name_or_file,
                                     const config::LoadOptions& options) {
-  config::LoadOptions roots;  // published figures never take --set
-  roots.config_roots = options.config_roots;
+  const config::LoadOptions roots = options.roots_only();  // published figures never take --set
   return config::load_spec<KvMeasurements>(
       config::find_named(name_or_file, "references", roots, "reference"), roots);
 }

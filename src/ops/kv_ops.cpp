@@ -131,8 +131,7 @@ kv::CalibrationReport evaluate_calibrate(const KvCalibrateRequest& q, Env& env) 
   config::LoadOptions load = env.load;
   load.assignments.push_back(fmt::format("layers=[{}]", fmt::join(layers, ",")));
   const auto spec = config::load_spec<kv::KvGeneratorSpec>(profile_file, load);
-  config::LoadOptions roots;
-  roots.config_roots = env.load.config_roots;
+  const config::LoadOptions roots = env.load.roots_only();  // published figures: no --set
   const auto measurements_file =
       config::find_named(q.measurements, "references", roots, "reference");
   const kv::KvMeasurements measurements =

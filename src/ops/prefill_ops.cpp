@@ -250,7 +250,7 @@ RunResult evaluate_run(const PrefillRunRequest& request, Env& env) {
   if (q.gpus) set.push_back(fmt::format("gpu_counts=[{}]", *q.gpus));
   if (q.gpus && q.plan.empty()) set.push_back("fixed_plans=[]");
   prefill::PrefillSetup s = prefill::load_setup(q.scenario, with(env.load, set), q.fabric);
-  const auto seed = prefill::load_study_seed(prefill::roots_only(env.load));
+  const auto seed = prefill::load_study_seed(env.load.roots_only());
   std::optional<prefill::Plan> plan;
   const std::int64_t n = s.scenario.gpu_counts.front();
   if (!q.plan.empty()) {
@@ -424,7 +424,7 @@ MixedResult evaluate_mixed(const MixedRequest& q, Env& env) {
       q.scenarios[0], env.load, first_fabric(q.scenarios[0], q.fabric, env.load));
   // The long requests run on the short scenario's fabric: only their scenario and model.
   const prefill::ScenarioSpec b = prefill::load_scenario(q.scenarios[1], env.load);
-  const model::Transformer long_model = prefill::load_model(b.model, prefill::roots_only(env.load));
+  const model::Transformer long_model = prefill::load_model(b.model, env.load.roots_only());
   env.inputs_read();
   const fabric::Topology& t = a.topologies.front();
   const prefill::Evaluator ea(a.scenario, a.model, t, q.gpus);
@@ -483,7 +483,7 @@ StudyResult evaluate_study(const PrefillStudyRequest& q, Env& env) {
     }
     setups.push_back(prefill::load_setup(name, with(env.load, set)));
   }
-  const auto seed = prefill::load_study_seed(prefill::roots_only(env.load));
+  const auto seed = prefill::load_study_seed(env.load.roots_only());
   env.inputs_read();
   StudyResult r;
   for (const prefill::PrefillSetup& s : setups) {

@@ -151,23 +151,15 @@ model::Transformer load_model(const std::string& name_or_file, const config::Loa
   return model::load_hf_config(config::find_named(name_or_file, "models", options, "model"));
 }
 
-namespace {
 // Published figures are never overridden: --set addresses the configs that are inputs.
-config::LoadOptions without_assignments(const config::LoadOptions& options) {
-  config::LoadOptions roots;
-  roots.config_roots = options.config_roots;
-  return roots;
-}
-}  // namespace
-
 StudySeedReference load_study_seed(const config::LoadOptions& options) {
-  const config::LoadOptions roots = without_assignments(options);
+  const config::LoadOptions roots = options.roots_only();
   return config::load_spec<StudySeedReference>(
       config::find_named("prefill_study_seed", "references", roots, "reference"), roots);
 }
 
 MeasurementReference load_measurements(const config::LoadOptions& options) {
-  const config::LoadOptions roots = without_assignments(options);
+  const config::LoadOptions roots = options.roots_only();
   return config::load_spec<MeasurementReference>(
       config::find_named("prefill_measured", "references", roots, "reference"), roots);
 }

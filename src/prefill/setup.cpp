@@ -6,17 +6,11 @@
 
 namespace lightsim::prefill {
 
-config::LoadOptions roots_only(const config::LoadOptions& load) {
-  config::LoadOptions roots;
-  roots.config_roots = load.config_roots;
-  return roots;
-}
-
 PrefillSetup load_setup(const std::string& scenario, const config::LoadOptions& load,
                         const std::string& fabric) {
   PrefillSetup s;
   s.scenario = load_scenario(scenario, load);
-  const config::LoadOptions roots = roots_only(load);
+  const config::LoadOptions roots = load.roots_only();
   s.model = load_model(s.scenario.model, roots);
   // --set addresses a fabric given by name as fabric.KEY, the scenario's fabrics as fabrics.KEY.
   // Either way a topology is named as the fabric was named (preset name or file), so results

@@ -33,9 +33,6 @@ PrefillSetup load_setup(const std::string& scenario, const config::LoadOptions& 
 // fabric keeps its own name).
 fabric::Topology scenario_topology(const config::Ref<fabric::FabricSpec>& fabric);
 
-// `load` without its assignments: for the files a scenario names.
-config::LoadOptions roots_only(const config::LoadOptions& load);
-
 // The `top` feasible plans on `gpus` GPUs by ascending latency, among every valid plan
 // (enumerate_plans).
 std::vector<Result> top_plans(const Evaluator& ev, std::int64_t gpus, std::size_t top);
