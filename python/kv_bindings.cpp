@@ -185,8 +185,8 @@ text, dict or cache folder. Query head g reads KV head g // (Hq // H).)doc");
                  const py::object& sink_tokens, const py::object& recent_tokens,
                  const py::object& projection, const py::object& dim, const py::object& reps,
                  const py::object& accelerator, const py::object& options,
-                 const py::object& kv_bytes, std::uint64_t seed, std::size_t threads,
-                 const py::object& set, const py::object& config_path) {
+                 const py::object& kv_bytes, const py::object& budget_bytes, std::uint64_t seed,
+                 std::size_t threads, const py::object& set, const py::object& config_path) {
         LIGHTSIM_CHECK_AS(UsageError,
                           is_existing_path(cache_source) || py::isinstance<py::str>(cache_source),
                           "cache: expected a cache folder, a KV profile name or a kind "
@@ -199,6 +199,7 @@ text, dict or cache folder. Query head g reads KV head g // (Hq // H).)doc");
         call.field("sink", sink_tokens);
         call.field("recent", recent_tokens);
         call.field("kv_bytes", kv_bytes);
+        if (!budget_bytes.is_none()) call.field("budget_bytes", budget_bytes);
         py::dict scorer_options;
         if (!options.is_none()) scorer_options = py::dict(options);
         const std::pair<const char*, const py::object*> named[] = {
@@ -216,15 +217,16 @@ text, dict or cache folder. Query head g reads KV head g // (Hq // H).)doc");
       py::kw_only(), "ks"_a = std::vector<std::size_t>{8, 16, 32}, "block_tokens"_a = 128,
       "sink_tokens"_a = 4, "recent_tokens"_a = 512, "projection"_a = py::none(),
       "dim"_a = py::none(), "reps"_a = py::none(), "accelerator"_a = py::none(),
-      "options"_a = py::none(), "kv_bytes"_a = 2.0, "seed"_a = 1, "threads"_a = 0,
-      "set"_a = py::none(), "config_path"_a = py::none(),
+      "options"_a = py::none(), "kv_bytes"_a = 2.0, "budget_bytes"_a = py::none(), "seed"_a = 1,
+      "threads"_a = 0, "set"_a = py::none(), "config_path"_a = py::none(),
       R"doc(Retrieval metrics of block scorers against exact attention: operation kv_select
 (`lightsim kv select --json`, the same JSON; docs/metrics.md; lightsim.kv_select takes its
 request fields by their own names), over every (layer, KV head) of a cache. cache: a cache
 folder, or a KV profile name or kind kv_synthetic file (generated with `seed`). scorers: as `kv select
 --scorer`: "all", names, "NAME:PROJECTION" (signature, prism) or scorer options files;
 projection, dim, reps, accelerator and options={field: value} set the fields of each scorer
-that takes them. Returns {tokens, blocks, ..., results: {scorer: {k: {recall: {mean, ci95,
+that takes them. budget_bytes: metadata bytes per block of the equal-bytes comparison (adds
+equal_bytes; docs/metrics.md, "Equal bytes"). Returns {tokens, blocks, ..., results: {scorer: {k: {recall: {mean, ci95,
 n}, mass_recall, output_rel_error, needle_hit, bytes_per_step, traffic_reduction, ...}}}}.)doc");
 }
 

@@ -19,10 +19,8 @@ class FaissIvfPqScorer final : public Scorer {
   void prepare(const HeadView& head, const BlockLayout& layout, const HeadIndex& index) override {
     head_ = &head;
     layout_ = &layout;
-    const std::size_t auto_nlist = std::max<std::size_t>(
-        1, std::min(head.tokens / 39,
-                    static_cast<std::size_t>(4 * std::sqrt(static_cast<double>(head.tokens)))));
-    nlist_ = spec_.nlist ? static_cast<std::size_t>(spec_.nlist) : auto_nlist;
+    geometry_ = {head.tokens, head.head_dim, layout.blocks(), layout.block_tokens()};
+    nlist_ = ivfpq_nlist(spec_, head.tokens);
     LIGHTSIM_CHECK_AS(InputError, nlist_ <= head.tokens,
                       "faiss_ivfpq: nlist = {} exceeds the {} tokens", nlist_, head.tokens);
     // FAISS warns below 39 training points per centroid; 8 per PQ centroid is enough for the
@@ -57,19 +55,16 @@ class FaissIvfPqScorer final : public Scorer {
     }
   }
 
-  // Coarse centroids (fp32) plus the PQ codes of the probed lists (expected share nprobe/nlist
-  // of the tokens), read per step; ids of the results are not counted.
+  // ids of the results are not counted.
   double metadata_bytes() const override {
-    const double code_bytes = static_cast<double>(index_->code_size());
-    return static_cast<double>(nlist_ * head_->head_dim) * 4.0 +
-           static_cast<double>(head_->tokens) * code_bytes * static_cast<double>(nprobe_) /
-               static_cast<double>(nlist_);
+    return ivfpq_metadata_bytes(nlist_, nprobe_, index_->code_size(), geometry_);
   }
 
  private:
   FaissIvfPqScorerSpec spec_;
   const HeadView* head_ = nullptr;
   const BlockLayout* layout_ = nullptr;
+  SummaryGeometry geometry_;
   std::size_t nlist_ = 0, nprobe_ = 0, retrieve_ = 0;
   std::optional<IvfPqIndex> index_;
   mutable std::vector<float> distances_;
@@ -77,6 +72,46 @@ class FaissIvfPqScorer final : public Scorer {
 };
 
 }  // namespace
+
+std::size_t ivfpq_nlist(const FaissIvfPqScorerSpec& spec, std::size_t tokens) {
+  if (spec.nlist) return static_cast<std::size_t>(spec.nlist);
+  return std::max<std::size_t>(
+      1,
+      std::min(tokens / 39, static_cast<std::size_t>(4 * std::sqrt(static_cast<double>(tokens)))));
+}
+
+double ivfpq_metadata_bytes(std::size_t nlist, std::size_t nprobe, std::size_t code_size,
+                            const SummaryGeometry& g) {
+  const double code_bytes = static_cast<double>(code_size);
+  return static_cast<double>(nlist * g.head_dim) * 4.0 +
+         static_cast<double>(g.tokens) * code_bytes * static_cast<double>(nprobe) /
+             static_cast<double>(nlist);
+}
+
+BudgetChoice<FaissIvfPqScorerSpec> fit_faiss_ivfpq(const FaissIvfPqScorerSpec& spec,
+                                                   const SummaryGeometry& g, double budget) {
+  const std::size_t nlist = ivfpq_nlist(spec, g.tokens);
+  const std::size_t nprobe = std::min(static_cast<std::size_t>(spec.nprobe), nlist);
+  // FAISS's ProductQuantizer code: ceil(pq_m pq_nbits / 8) bytes per token.
+  const auto bytes = [&](std::size_t m) {
+    const std::size_t code = (m * static_cast<std::size_t>(spec.pq_nbits) + 7) / 8;
+    return per_block(ivfpq_metadata_bytes(nlist, nprobe, code, g), g);
+  };
+  BudgetChoice<FaissIvfPqScorerSpec> c;
+  for (std::size_t m = g.head_dim; m >= 1; --m) {
+    if (g.head_dim % m != 0 || bytes(m) > budget) continue;
+    c.setting = spec;
+    c.setting->pq_m = static_cast<std::int64_t>(m);
+    c.knob = fmt::format("pq_m={}", m);
+    c.bytes_per_block = bytes(m);
+    return c;
+  }
+  c.bytes_per_block = bytes(1);
+  c.reason = fmt::format(
+      "pq_m = 1 takes {:.6g} B per block ({:.6g} of them the {} fp32 coarse centroids)",
+      c.bytes_per_block, per_block(ivfpq_metadata_bytes(nlist, nprobe, 0, g), g), nlist);
+  return c;
+}
 
 ScorerMaker faiss_ivfpq_scorer(const FaissIvfPqScorerSpec& spec) {
   return [spec] { return std::make_unique<FaissIvfPqScorer>(spec); };

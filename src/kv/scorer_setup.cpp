@@ -1,6 +1,8 @@
 // Scorers chosen by name (scorer_setup.h).
 #include "lightsim/kv/scorer_setup.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <set>
@@ -79,16 +81,11 @@ std::vector<std::string> expand(std::span<const std::string> labels) {
   return out;
 }
 
-}  // namespace
-
-std::vector<ScorerSetup> resolve_scorers(std::span<const std::string> labels,
-                                         std::span<const ScorerOption> options,
-                                         const ScorerFamily& scorers,
-                                         const ScorerEnvironment& env) {
-  ScorerEnvironment bound = env;
-  bound.load.assignments.clear();  // the documents are complete: options were set above
+// The complete options document of every label, `options` set on top.
+std::vector<Choice> documents(std::span<const std::string> labels,
+                              std::span<const ScorerOption> options, const ScorerFamily& scorers) {
   std::set<std::string> used;
-  std::vector<ScorerSetup> out;
+  std::vector<Choice> out;
   for (const std::string& label : expand(labels)) {
     Choice c = document_for(label, scorers);
     const ScorerFactory& f = scorers.get(c.scorer);
@@ -97,13 +94,48 @@ std::vector<ScorerSetup> resolve_scorers(std::span<const std::string> labels,
       c.document.set(o.field, config::parse_document(o.value, o.source));
       used.insert(o.field);
     }
-    out.push_back(f.bind(c.document, bound));
+    out.push_back(std::move(c));
   }
   for (const ScorerOption& o : options)
     LIGHTSIM_CHECK_AS(UsageError, used.contains(o.field),
                       "{}: none of the selected scorers takes '{}' (`lightsim config explain "
                       "scorer_<name>` lists each scorer's options)",
                       o.source, o.field);
+  return out;
+}
+
+ScorerEnvironment bound_environment(const ScorerEnvironment& env) {
+  ScorerEnvironment bound = env;
+  bound.load.assignments.clear();  // the documents are complete: options were set on them
+  return bound;
+}
+
+}  // namespace
+
+std::vector<ScorerSetup> resolve_scorers(std::span<const std::string> labels,
+                                         std::span<const ScorerOption> options,
+                                         const ScorerFamily& scorers,
+                                         const ScorerEnvironment& env) {
+  const ScorerEnvironment bound = bound_environment(env);
+  std::vector<ScorerSetup> out;
+  for (const Choice& c : documents(labels, options, scorers))
+    out.push_back(scorers.get(c.scorer).bind(c.document, bound));
+  return out;
+}
+
+std::vector<BudgetFit> fit_scorers(std::span<const std::string> labels,
+                                   std::span<const ScorerOption> options,
+                                   const ScorerFamily& scorers, const ScorerEnvironment& env,
+                                   const SummaryGeometry& geometry, double budget) {
+  const ScorerEnvironment bound = bound_environment(env);
+  std::vector<BudgetFit> out;
+  for (const Choice& c : documents(labels, options, scorers)) {
+    const ScorerFactory& f = scorers.get(c.scorer);
+    if (f.fit)
+      out.push_back(f.fit(c.document, bound, geometry, budget));
+    else
+      out.push_back({.reason = fmt::format("scorer '{}' has no metadata size rule", c.scorer)});
+  }
   return out;
 }
 

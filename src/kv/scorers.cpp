@@ -38,6 +38,7 @@ class BaseScorer : public Scorer {
   void bind(const HeadView& head, const BlockLayout& layout) {
     head_ = &head;
     layout_ = &layout;
+    geometry_ = {head.tokens, head.head_dim, layout.blocks(), layout.block_tokens()};
   }
   // Sum of the group's queries at `step` (for scorers linear in q).
   void summed_query(std::size_t step, std::vector<float>& q) const {
@@ -47,6 +48,7 @@ class BaseScorer : public Scorer {
   }
   const HeadView* head_ = nullptr;
   const BlockLayout* layout_ = nullptr;
+  SummaryGeometry geometry_;
 };
 
 class ExactScorer final : public BaseScorer {
@@ -60,7 +62,7 @@ class ExactScorer final : public BaseScorer {
     for (std::size_t b = 0; b < out.size(); ++b) out[b] = static_cast<float>(mass[b]);
   }
   double metadata_bytes() const override {
-    return static_cast<double>(head_->tokens * head_->head_dim) * bytes_;
+    return exact_metadata_bytes({.summary_bytes = bytes_}, geometry_);
   }
 
  private:
@@ -80,7 +82,9 @@ class MeanKeyScorer final : public BaseScorer {
     for (std::size_t b = 0; b < out.size(); ++b)
       out[b] = dot(q.data(), means_.data() + b * head_->head_dim, head_->head_dim);
   }
-  double metadata_bytes() const override { return static_cast<double>(means_.size()) * bytes_; }
+  double metadata_bytes() const override {
+    return mean_key_metadata_bytes({.summary_bytes = bytes_}, geometry_);
+  }
 
  private:
   double bytes_;
@@ -103,7 +107,7 @@ class QuestScorer final : public BaseScorer {
             quest_bound(head_->query(g, step), lo_.data() + b * dim, hi_.data() + b * dim, dim);
   }
   double metadata_bytes() const override {
-    return static_cast<double>(lo_.size() + hi_.size()) * bytes_;
+    return quest_metadata_bytes({.summary_bytes = bytes_}, geometry_);
   }
 
  private:
@@ -132,7 +136,9 @@ class RepKeysScorer final : public BaseScorer {
         out[b] += best;
       }
   }
-  double metadata_bytes() const override { return static_cast<double>(reps_data_.size()) * bytes_; }
+  double metadata_bytes() const override {
+    return rep_keys_metadata_bytes(reps_, bytes_, geometry_);
+  }
 
  private:
   double bytes_;
@@ -163,7 +169,7 @@ class SignatureScorer final : public BaseScorer {
     score_signatures_blocked(signatures_, pq.data(), out.data());
   }
   double metadata_bytes() const override {
-    return static_cast<double>(signatures_.blocks * signatures_.dim) * bytes_;
+    return signature_metadata_bytes(signatures_.dim, bytes_, geometry_);
   }
 
  private:
@@ -174,6 +180,27 @@ class SignatureScorer final : public BaseScorer {
 };
 
 }  // namespace
+
+double exact_metadata_bytes(const ExactScorerSpec& spec, const SummaryGeometry& g) {
+  return summary_bytes(static_cast<std::int64_t>(g.tokens), 1,
+                       static_cast<std::int64_t>(g.head_dim), spec.summary_bytes);
+}
+double mean_key_metadata_bytes(const MeanKeyScorerSpec& spec, const SummaryGeometry& g) {
+  return summary_bytes(static_cast<std::int64_t>(g.blocks), 1,
+                       static_cast<std::int64_t>(g.head_dim), spec.summary_bytes);
+}
+double quest_metadata_bytes(const QuestScorerSpec& spec, const SummaryGeometry& g) {
+  return summary_bytes(static_cast<std::int64_t>(g.blocks), 2,
+                       static_cast<std::int64_t>(g.head_dim), spec.summary_bytes);
+}
+double rep_keys_metadata_bytes(std::size_t reps, double bytes, const SummaryGeometry& g) {
+  return summary_bytes(static_cast<std::int64_t>(g.blocks), static_cast<int>(reps),
+                       static_cast<std::int64_t>(g.head_dim), bytes);
+}
+double signature_metadata_bytes(std::size_t dim, double bytes, const SummaryGeometry& g) {
+  return summary_bytes(static_cast<std::int64_t>(g.blocks), 1, static_cast<std::int64_t>(dim),
+                       bytes);
+}
 
 ProjectionMatrix ProjectionSource::for_head(const HeadView& head, const HeadIndex& index) const {
   if (index.projection != nullptr) {
@@ -235,39 +262,127 @@ ScorerMaker signature_scorer(ProjectionSource projection, double summary_bytes) 
 
 namespace {
 
-// A scorer without a projection: its label is its name.
-template <config::Spec S>
-ScorerFactory plain(std::string name, ScorerMaker (*make)(const S&)) {
-  return scorer_factory<S>([name, make](const S& spec, const ScorerEnvironment&) {
-    return ScorerSetup{name, make(spec)};
-  });
+// A scorer without a projection: its label is its name; fit(spec, g, budget) its size rule.
+template <config::Spec S, class Fit>
+ScorerFactory plain(std::string name, ScorerMaker (*make)(const S&), Fit fit) {
+  return scorer_factory<S>(
+      [name, make](const S& spec, const ScorerEnvironment&) {
+        return ScorerSetup{name, make(spec)};
+      },
+      [fit](const S& spec, const ScorerEnvironment&, const SummaryGeometry& g, double budget) {
+        return fit(spec, g, budget);
+      });
+}
+
+// A scorer without a knob: it fits when its summaries do.
+template <class S>
+BudgetChoice<S> fixed_size(const S& spec, double bytes_per_block, double budget,
+                           std::string_view what) {
+  BudgetChoice<S> c;
+  c.bytes_per_block = bytes_per_block;
+  if (bytes_per_block <= budget)
+    c.setting = spec;
+  else
+    c.reason =
+        fmt::format("its {} take {:.6g} B per block (no smaller setting)", what, bytes_per_block);
+  return c;
+}
+
+// The largest n in [1, most] with bytes(n) <= budget (bytes increasing in n), else the choice
+// with the reason.
+template <class S, class Bytes, class Apply>
+BudgetChoice<S> largest_fitting(const S& spec, std::size_t most, double budget,
+                                std::string_view knob, Bytes bytes, Apply apply) {
+  BudgetChoice<S> c;
+  std::size_t lo = 1, hi = most;
+  if (bytes(1) > budget) {
+    c.bytes_per_block = bytes(1);
+    c.reason = fmt::format("{} = 1 takes {:.6g} B per block", knob, c.bytes_per_block);
+    return c;
+  }
+  while (lo < hi) {  // invariant: bytes(lo) <= budget
+    const std::size_t mid = lo + (hi - lo + 1) / 2;
+    if (bytes(mid) <= budget)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  S s = spec;
+  apply(s, lo);
+  c.setting = s;
+  c.knob = fmt::format("{}={}", knob, lo);
+  c.bytes_per_block = bytes(lo);
+  return c;
+}
+
+BudgetChoice<RepKeysScorerSpec> fit_rep_keys(const RepKeysScorerSpec& spec,
+                                             const SummaryGeometry& g, double budget) {
+  // More representatives than a block's tokens add nothing: at most block_tokens.
+  return largest_fitting(
+      spec, g.block_tokens, budget, "reps",
+      [&](std::size_t r) {
+        return per_block(rep_keys_metadata_bytes(r, spec.summary_bytes, g), g);
+      },
+      [](RepKeysScorerSpec& s, std::size_t r) { s.reps = static_cast<std::int64_t>(r); });
+}
+
+BudgetChoice<SignatureScorerSpec> fit_signature(const SignatureScorerSpec& spec,
+                                                const SummaryGeometry& g, double budget) {
+  const auto bytes = [&](std::size_t d) {
+    return per_block(signature_metadata_bytes(d, spec.summary_bytes, g), g);
+  };
+  if (!spec.projection_file.empty())  // the file fixes d
+    return fixed_size(spec, bytes(static_cast<std::size_t>(spec.dim)), budget,
+                      "signatures (d fixed by projection_file)");
+  // d = head_dim is the whole key: at most head_dim.
+  return largest_fitting(
+      spec, g.head_dim, budget, "dim", bytes,
+      [](SignatureScorerSpec& s, std::size_t d) { s.dim = static_cast<std::int64_t>(d); });
 }
 
 }  // namespace
 
 void register_scorers(ScorerFamily& family) {
   family.add("exact", "true softmax attention mass per block (oracle)",
-             plain<ExactScorerSpec>("exact", exact_scorer));
+             plain<ExactScorerSpec>(
+                 "exact", exact_scorer,
+                 [](const ExactScorerSpec& spec, const SummaryGeometry& g, double budget) {
+                   return fixed_size(spec, per_block(exact_metadata_bytes(spec, g), g), budget,
+                                     "keys (every key is read)");
+                 }));
   family.add("mean_key", "q . mean key of the block",
-             plain<MeanKeyScorerSpec>("mean_key", mean_key_scorer));
+             plain<MeanKeyScorerSpec>(
+                 "mean_key", mean_key_scorer,
+                 [](const MeanKeyScorerSpec& spec, const SummaryGeometry& g, double budget) {
+                   return fixed_size(spec, per_block(mean_key_metadata_bytes(spec, g), g), budget,
+                                     "mean keys");
+                 }));
   family.add("quest", "Quest bound over the block's key bounding box",
-             plain<QuestScorerSpec>("quest", quest_scorer));
+             plain<QuestScorerSpec>(
+                 "quest", quest_scorer,
+                 [](const QuestScorerSpec& spec, const SummaryGeometry& g, double budget) {
+                   return fixed_size(spec, per_block(quest_metadata_bytes(spec, g), g), budget,
+                                     "min and max keys");
+                 }));
   family.add("rep_keys", "max q . k over representative keys (InfLLM)",
-             plain<RepKeysScorerSpec>("rep_keys", rep_keys_scorer));
+             plain<RepKeysScorerSpec>("rep_keys", rep_keys_scorer, fit_rep_keys));
   family.add(
       "signature", "(P q) . (P mean key), d-dim projection",
-      scorer_factory<SignatureScorerSpec>([](const SignatureScorerSpec& spec,
-                                             const ScorerEnvironment& env) {
-        LIGHTSIM_CHECK(env.projections != nullptr, "signature scorer needs the projection family");
-        const auto dim = static_cast<std::size_t>(spec.dim);
-        return ScorerSetup{
-            projected_label("signature", spec.projection, dim),
-            signature_scorer(
-                projection_source(spec.projection, dim, spec.projection_file, *env.projections),
-                spec.summary_bytes)};
-      }));
+      scorer_factory<SignatureScorerSpec>(
+          [](const SignatureScorerSpec& spec, const ScorerEnvironment& env) {
+            LIGHTSIM_CHECK(env.projections != nullptr,
+                           "signature scorer needs the projection family");
+            const auto dim = static_cast<std::size_t>(spec.dim);
+            return ScorerSetup{
+                projected_label("signature", spec.projection, dim),
+                signature_scorer(
+                    projection_source(spec.projection, dim, spec.projection_file, *env.projections),
+                    spec.summary_bytes)};
+          },
+          [](const SignatureScorerSpec& spec, const ScorerEnvironment&, const SummaryGeometry& g,
+             double budget) { return fit_signature(spec, g, budget); }));
   family.add("faiss_ivfpq", "FAISS IVF-PQ over token keys, inner product (baseline)",
-             plain<FaissIvfPqScorerSpec>("faiss_ivfpq", faiss_ivfpq_scorer));
+             plain<FaissIvfPqScorerSpec>("faiss_ivfpq", faiss_ivfpq_scorer, fit_faiss_ivfpq));
 }
 
 void ExactScorerSpec::describe(config::Schema<ExactScorerSpec>& s) {

@@ -11,6 +11,7 @@
 
 #include "lightsim/core/atomic_file.h"
 #include "lightsim/core/config_files.h"
+#include "lightsim/kv/equal_bytes.h"
 #include "lightsim/kv/generator.h"
 #include "lightsim/kv/io.h"
 #include "lightsim/kv/metrics.h"
@@ -42,6 +43,7 @@ struct KvSelectRequest {
   std::int64_t recent = 512;
   double kv_bytes = 2;
   std::map<std::string, std::string> scorer_options{};
+  std::vector<double> budget_bytes{};
   static void describe(config::Schema<KvSelectRequest>& s) {
     using R = KvSelectRequest;
     s.help("Request of kv select: block scorers against exact attention over a KV cache.");
@@ -65,6 +67,11 @@ struct KvSelectRequest {
     s.field("scorer_options", &R::scorer_options,
             "fields of the scorers' options specs (`lightsim config explain scorer_NAME`), each "
             "set on every selected scorer that takes it: {nlist: 64, dim: 16}");
+    s.field("budget_bytes", &R::budget_bytes,
+            "equal-bytes comparisons: metadata bytes per block; each scorer at the largest "
+            "setting that fits each budget, or reported as not fitting (docs/metrics.md); "
+            "empty = off")
+        .positive();
   }
 };
 
@@ -110,10 +117,14 @@ std::vector<kv::ScorerOption> scorer_options(const KvSelectRequest& q) {
   return out;
 }
 
-kv::EvalReport evaluate_select(const KvSelectRequest& q, Env& env) {
+kv::SelectReport evaluate_select(const KvSelectRequest& q, Env& env) {
+  const std::vector<kv::ScorerOption> options = scorer_options(q);
+  const kv::ScorerChoice choice{q.scorer,
+                                options,
+                                &kv::scorer_family(env.registry),
+                                {&kv::projection_family(env.registry), env.load}};
   const std::vector<kv::ScorerSetup> setups =
-      kv::resolve_scorers(q.scorer, scorer_options(q), kv::scorer_family(env.registry),
-                          {&kv::projection_family(env.registry), env.load});
+      kv::resolve_scorers(q.scorer, options, *choice.scorers, choice.env);
   kv::EvalOptions eo;
   eo.ks.assign(q.k.begin(), q.k.end());
   eo.blocks = {static_cast<std::size_t>(q.block), static_cast<std::size_t>(q.sink),
@@ -123,10 +134,12 @@ kv::EvalReport evaluate_select(const KvSelectRequest& q, Env& env) {
     const kv::KvGeneratorSpec spec = load_profile(q.cache, env);
     kv::require_generator_memory(spec, env.ctx.memory_budget());
     env.inputs_read();
-    return kv::evaluate(kv::generate_kv_cache(spec, env.ctx), setups, eo, env.ctx);
+    return kv::select_blocks(kv::generate_kv_cache(spec, env.ctx), setups, choice, eo,
+                             q.budget_bytes, env.ctx);
   }
   env.inputs_read();
-  return kv::evaluate(kv::read_kv_cache(q.cache, env.ctx.memory_budget()), setups, eo, env.ctx);
+  return kv::select_blocks(kv::read_kv_cache(q.cache, env.ctx.memory_budget()), setups, choice, eo,
+                           q.budget_bytes, env.ctx);
 }
 
 // One flag per field of the registered scorers' option specs (--nlist, --pq-m, ...): its help
@@ -177,15 +190,15 @@ void register_kv_select_ops(Registry& registry) {
                  "lightsim kv generate: {} layer(s) x {} KV heads x {} tokens -> {}\n",
                  r.geometry.layers, r.geometry.kv_heads, r.geometry.tokens, r.out.string());
            }});
-  add<KvSelectRequest, kv::EvalReport>(
+  add<KvSelectRequest, kv::SelectReport>(
       registry,
       {.info = {.name = "kv_select",
                 .command = {"kv", "select"},
                 .help = "Score and select blocks; print retrieval metrics",
                 .key_flags = scorer_option_flags},
        .evaluate = evaluate_select,
-       .to_json = [](const kv::EvalReport& r) { return kv::to_json(r); },
-       .print = [](const kv::EvalReport& r, std::ostream& out) { out << kv::to_text(r); }});
+       .to_json = [](const kv::SelectReport& r) { return kv::to_json(r); },
+       .print = [](const kv::SelectReport& r, std::ostream& out) { out << kv::to_text(r); }});
 }
 
 }  // namespace lightsim::ops

@@ -114,11 +114,7 @@ class PrismScorer final : public kv::Scorer {
   }
 
   double metadata_bytes() const override {
-    // The digital interface reads the exact signatures of the re-ranked blocks only; the
-    // optical scores need no summary traffic (the signatures sit in the rings).
-    return static_cast<double>(
-               std::min<std::size_t>(acc_.selection.rerank_k, bank_.row_sum.size())) *
-           d_ * acc_.selection.signature_bytes;
+    return prism_metadata_bytes(acc_, bank_.row_sum.size());
   }
 
  private:
@@ -167,6 +163,11 @@ class PrismScorer final : public kv::Scorer {
 
 }  // namespace
 
+double prism_metadata_bytes(const AcceleratorSpec& a, std::size_t blocks) {
+  return static_cast<double>(std::min<std::size_t>(a.selection.rerank_k, blocks)) *
+         a.device.grid.channels * a.selection.signature_bytes;
+}
+
 std::unique_ptr<kv::Scorer> make_prism_scorer(const AcceleratorSpec& accelerator,
                                               const kv::ProjectionSource& projection) {
   return std::make_unique<PrismScorer>(std::make_shared<const AcceleratorSpec>(accelerator),
@@ -180,22 +181,40 @@ kv::ScorerMaker prism_scorer(const AcceleratorSpec& accelerator, kv::ProjectionS
   };
 }
 
+namespace {
+
+kv::ScorerSetup bind_prism(const PrismScorerSpec& spec, const kv::ScorerEnvironment& env) {
+  LIGHTSIM_CHECK(env.projections != nullptr, "prism scorer needs the projection family");
+  const AcceleratorSpec a = load_accelerator(spec.accelerator, env.load);
+  const auto dim = spec.dim > 0 ? static_cast<std::size_t>(spec.dim)
+                                : static_cast<std::size_t>(a.device.grid.channels);
+  return kv::ScorerSetup{
+      kv::projected_label("prism", spec.projection, dim),
+      prism_scorer(
+          a, kv::projection_source(spec.projection, dim, spec.projection_file, *env.projections))};
+}
+
+}  // namespace
+
 void register_scorer(kv::ScorerFamily& family) {
-  family.add(
-      "prism",
-      "Prism photonic bank: (P q) . (P mean key) through rings, TIA and ADC "
-      "(needs --accelerator)",
-      kv::scorer_factory<PrismScorerSpec>(
-          [](const PrismScorerSpec& spec, const kv::ScorerEnvironment& env) {
-            LIGHTSIM_CHECK(env.projections != nullptr, "prism scorer needs the projection family");
-            const AcceleratorSpec a = load_accelerator(spec.accelerator, env.load);
-            const auto dim = spec.dim > 0 ? static_cast<std::size_t>(spec.dim)
-                                          : static_cast<std::size_t>(a.device.grid.channels);
-            return kv::ScorerSetup{
-                kv::projected_label("prism", spec.projection, dim),
-                prism_scorer(a, kv::projection_source(spec.projection, dim, spec.projection_file,
-                                                      *env.projections))};
-          }));
+  family.add("prism",
+             "Prism photonic bank: (P q) . (P mean key) through rings, TIA and ADC "
+             "(needs --accelerator)",
+             kv::scorer_factory<PrismScorerSpec>(
+                 bind_prism, [](const PrismScorerSpec& spec, const kv::ScorerEnvironment& env,
+                                const kv::SummaryGeometry& g, double budget) {
+                   // No knob: d is the accelerator's channels and rerank_k its digital interface.
+                   const AcceleratorSpec a = load_accelerator(spec.accelerator, env.load);
+                   kv::BudgetChoice<PrismScorerSpec> c;
+                   c.bytes_per_block = kv::per_block(prism_metadata_bytes(a, g.blocks), g);
+                   if (c.bytes_per_block <= budget)
+                     c.setting = spec;
+                   else
+                     c.reason = fmt::format(
+                         "its re-rank reads {:.6g} B per block (selection.rerank_k = {}; no knob)",
+                         c.bytes_per_block, a.selection.rerank_k);
+                   return c;
+                 }));
 }
 
 void PrismScorerSpec::describe(config::Schema<PrismScorerSpec>& s) {

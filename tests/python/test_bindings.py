@@ -228,6 +228,13 @@ class KvTest(unittest.TestCase):
             faiss = lightsim.evaluate_kv(str(cache), ["faiss_ivfpq"], ks=[2], recent_tokens=128,
                                          options={"nlist": 8, "pq_m": 8, "pq_nbits": 6})
             self.assertIn("faiss_ivfpq", faiss["results"])
+            # Equal bytes: mean_key (32 x 2 = 64 B per block) fits 64 B as its equal-k row.
+            same = lightsim.evaluate_kv(str(cache), ["mean_key"], ks=[2], recent_tokens=128,
+                                        budget_bytes=[32, 64])
+            below, at = same["equal_bytes"]
+            self.assertFalse(below["results"]["mean_key"]["fits"])
+            self.assertEqual(at["results"]["mean_key"]["recall"]["2"],
+                             same["results"]["mean_key"]["2"]["recall"])
 
 
 class PrefillPrismTest(unittest.TestCase):

@@ -51,6 +51,14 @@ CASES = [
                    "128", "--nlist", "8", "--scorer-options", "pq_m=8,pq_nbits=6"],
      {"cache": CACHE, "scorer": ["exact", "faiss_ivfpq"], "k": [2], "recent": 128,
       "scorer_options": {"nlist": 8, "pq_m": 8, "pq_nbits": 6}}, []),
+    # Equal bytes: at 48 B per block mean_key (64 B) and faiss_ivfpq (128 B of centroids) do
+    # not fit and the signature takes d = 24; at 256 B faiss_ivfpq takes pq_m = 1.
+    ("kv_select", ["--cache", CACHE, "--scorer", "mean_key,signature:pca,faiss_ivfpq", "--k",
+                   "2", "--recent", "128", "--nlist", "8", "--pq-nbits", "6", "--budget-bytes",
+                   "48,256"],
+     {"cache": CACHE, "scorer": ["mean_key", "signature:pca", "faiss_ivfpq"], "k": [2],
+      "recent": 128, "scorer_options": {"nlist": 8, "pq_nbits": 6}, "budget_bytes": [48, 256]},
+     []),
     ("kv_select", ["--cache", str(Path(OUT) / "tiny.yaml"), "--scorer", "mean_key", "--k", "2"],
      {"cache": str(Path(OUT) / "tiny.yaml"), "scorer": ["mean_key"], "k": [2]},
      ["steps=2"]),

@@ -22,6 +22,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -86,6 +87,29 @@ ProjectionSource projection_source(std::string_view projection, std::size_t dim,
 // The "learned" projection from an array in memory ([layers, kv_heads, d, D]; d = shape[2]).
 ProjectionSource learned_projection(std::shared_ptr<const NpyArray> array);
 
+// What a scorer's metadata size depends on: one head of a cache cut into a block layout.
+struct SummaryGeometry {
+  std::size_t tokens = 0, head_dim = 0, blocks = 0, block_tokens = 0;
+};
+
+// Metadata bytes per block (docs/metrics.md, "Equal bytes"): the traffic ledger's
+// metadata_bytes (Scorer::metadata_bytes, bytes per KV head per decode step) over the
+// layout's blocks N_b (all blocks, resident or not).
+inline double per_block(double metadata_bytes, const SummaryGeometry& g) {
+  return metadata_bytes / static_cast<double>(g.blocks);
+}
+
+// A scorer configured for a budget of metadata bytes per block (ScorerFactory::fit).
+template <class Setting>
+struct BudgetChoice {
+  std::optional<Setting> setting{};  // empty: does not fit
+  std::string knob{};                // the setting changed, "dim=48"; "" for a fixed-size scorer
+  double bytes_per_block = 0;        // per_block() of the ledger at the setting (or at the
+                                     // smallest setting when none fits)
+  std::string reason{};              // why it does not fit (empty when it fits)
+};
+using BudgetFit = BudgetChoice<ScorerSetup>;
+
 // What a scorer read from a config may need besides its own options.
 struct ScorerEnvironment {
   const ProjectionFamily* projections = nullptr;  // resolves a spec's `projection` name
@@ -98,6 +122,11 @@ struct ScorerFactory {
   // Reads the options from `document` (a top-level document of kind schema->kind) and binds
   // them. Throws ConfigError/InputError for bad options.
   std::function<ScorerSetup(const config::Node& document, const ScorerEnvironment& env)> bind;
+  // The same options at the largest setting whose metadata fits `budget` bytes per block at
+  // geometry g, or the reason none does. Empty: the scorer has no size rule (reported so).
+  std::function<BudgetFit(const config::Node& document, const ScorerEnvironment& env,
+                          const SummaryGeometry& g, double budget)>
+      fit{};
 };
 using ScorerFamily = Family<ScorerFactory>;
 
@@ -108,6 +137,20 @@ ScorerFactory scorer_factory(Bind bind) {
           [bind](const config::Node& document, const ScorerEnvironment& env) {
             return bind(config::read_spec<S>(document, env.load), env);
           }};
+}
+
+// The same with a size rule: fit(spec, env, g, budget) returns BudgetChoice<S>, bound by bind.
+template <config::Spec S, class Bind, class Fit>
+ScorerFactory scorer_factory(Bind bind, Fit fit) {
+  ScorerFactory f = scorer_factory<S>(bind);
+  f.fit = [bind, fit](const config::Node& document, const ScorerEnvironment& env,
+                      const SummaryGeometry& g, double budget) {
+    const BudgetChoice<S> c = fit(config::read_spec<S>(document, env.load), env, g, budget);
+    BudgetFit out{{}, c.knob, c.bytes_per_block, c.reason};
+    if (c.setting) out.setting = bind(*c.setting, env);
+    return out;
+  };
+  return f;
 }
 
 // The report label of a projected scorer: "NAME:PROJECTION:dD".

@@ -35,6 +35,15 @@ std::vector<ScorerSetup> resolve_scorers(std::span<const std::string> labels,
                                          std::span<const ScorerOption> options,
                                          const ScorerFamily& scorers, const ScorerEnvironment& env);
 
+// The same scorers, each at the largest setting of its knob (signature dim, rep_keys reps,
+// faiss_ivfpq pq_m) whose metadata fits `budget` bytes per block at `geometry` (per_block,
+// scorer.h), or the reason it does not fit (a scorer without a knob fits at its own size or
+// not at all). Result i belongs to resolve_scorers' setup i.
+std::vector<BudgetFit> fit_scorers(std::span<const std::string> labels,
+                                   std::span<const ScorerOption> options,
+                                   const ScorerFamily& scorers, const ScorerEnvironment& env,
+                                   const SummaryGeometry& geometry, double budget);
+
 // The registry's scorer and projection families (registered by kv::register_all).
 const ScorerFamily& scorer_family(const Registry& registry);
 const ProjectionFamily& projection_family(const Registry& registry);

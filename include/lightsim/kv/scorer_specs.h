@@ -59,6 +59,22 @@ struct FaissIvfPqScorerSpec {
   static void describe(config::Schema<FaissIvfPqScorerSpec>& s);
 };
 
+// The traffic ledger's metadata bytes per KV head per decode step of each scorer (the scorers'
+// metadata_bytes() and their size rules for equal-bytes comparisons both use these; formulas
+// in docs/metrics.md). blocks = all blocks of the layout.
+double exact_metadata_bytes(const ExactScorerSpec& spec, const SummaryGeometry& g);
+double mean_key_metadata_bytes(const MeanKeyScorerSpec& spec, const SummaryGeometry& g);
+double quest_metadata_bytes(const QuestScorerSpec& spec, const SummaryGeometry& g);
+double rep_keys_metadata_bytes(std::size_t reps, double summary_bytes, const SummaryGeometry& g);
+double signature_metadata_bytes(std::size_t dim, double summary_bytes, const SummaryGeometry& g);
+// FAISS IVF-PQ: the fp32 coarse centroids plus the PQ codes of the probed lists (expected
+// share nprobe / nlist of the tokens); code_size bytes per token.
+double ivfpq_metadata_bytes(std::size_t nlist, std::size_t nprobe, std::size_t code_size,
+                            const SummaryGeometry& g);
+// The inverted lists used for `tokens` (spec.nlist, or 0 = about 4 sqrt(tokens), at most
+// tokens / 39, at least 1).
+std::size_t ivfpq_nlist(const FaissIvfPqScorerSpec& spec, std::size_t tokens);
+
 ScorerMaker exact_scorer(const ExactScorerSpec& spec);
 ScorerMaker mean_key_scorer(const MeanKeyScorerSpec& spec);
 ScorerMaker quest_scorer(const QuestScorerSpec& spec);
@@ -66,6 +82,11 @@ ScorerMaker rep_keys_scorer(const RepKeysScorerSpec& spec);
 // (P q) . (P mean key) with P from `projection`; summary_bytes per stored signature element.
 ScorerMaker signature_scorer(ProjectionSource projection, double summary_bytes = 2);
 ScorerMaker faiss_ivfpq_scorer(const FaissIvfPqScorerSpec& spec);
+
+// The size rule of faiss_ivfpq (ScorerFactory::fit): the largest pq_m dividing head_dim whose
+// metadata fits the budget (nlist, nprobe and pq_nbits kept).
+BudgetChoice<FaissIvfPqScorerSpec> fit_faiss_ivfpq(const FaissIvfPqScorerSpec& spec,
+                                                   const SummaryGeometry& g, double budget);
 
 // Registers the scorer spec kinds (for config check, explain and the reference doc).
 void register_scorer_specs(Registry& registry);

@@ -46,6 +46,12 @@ std::unique_ptr<kv::Scorer> make_prism_scorer(const AcceleratorSpec& accelerator
 // The same as a maker (one scorer per head, the accelerator shared).
 kv::ScorerMaker prism_scorer(const AcceleratorSpec& accelerator, kv::ProjectionSource projection);
 
+// The traffic ledger's metadata bytes per KV head per step of a Prism scorer over `blocks`
+// blocks: the digital interface reads the exact signatures of the re-ranked blocks only,
+// min(rerank_k, blocks) x d x signature_bytes; the optical scores need no summary traffic
+// (the signatures sit in the rings).
+double prism_metadata_bytes(const AcceleratorSpec& accelerator, std::size_t blocks);
+
 // Adds "prism" to the kv scorer family (its options: PrismScorerSpec).
 void register_scorer(kv::ScorerFamily& family);
 
