@@ -43,6 +43,8 @@ void apply_rope(float* x, std::size_t dim, double pos, double base, bool inverse
 namespace {
 
 constexpr std::uint64_t kStreamTag = 0x6b76;  // "kv"
+// Tokens generated between two polls of the stop flag (a few ms of work at head_dim 128).
+constexpr std::size_t kCancelPollTokens = 4096;
 enum Purpose : std::uint64_t { kParams = 0, kTokens = 1, kQueries = 2 };
 constexpr std::uint64_t kLayerStream = 1ull << 40;  // head id of the per-layer stream
 enum class HeadType { retrieval, streaming, diffuse };
@@ -218,6 +220,7 @@ KvCache generate_kv_cache(const KvGeneratorSpec& spec, Context& ctx) {
         float* keys = cache.keys(layer, head);
         float* values = cache.values(layer, head);
         for (std::size_t t = 0; t < g.tokens; ++t) {
+          if (t % kCancelPollTokens == 0) ctx.throw_if_cancelled("kv generate");
           if (t >= segment_end) {
             topic = normals(rng, r);
             segment_end = t + 1 +

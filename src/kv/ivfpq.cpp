@@ -3,10 +3,13 @@
 
 #include <faiss/IndexFlat.h>
 #include <faiss/IndexIVFPQ.h>
+#include <faiss/impl/AuxIndexStructures.h>
+#include <faiss/impl/FaissException.h>
 #include <omp.h>
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 #include <vector>
 
 #include "lightsim/core/error.h"
@@ -29,6 +32,32 @@ class SingleThreadedOmp {
 
  private:
   int saved_;
+};
+
+// FAISS's interrupt hook is one process-wide callback; it answers for the calling thread, whose
+// stop flag a TrainingStopFlag sets (each head trains on one thread).
+thread_local const std::atomic<bool>* t_stop_flag = nullptr;
+
+struct StopFlagCallback final : faiss::InterruptCallback {
+  bool want_interrupt() override {
+    return t_stop_flag != nullptr && t_stop_flag->load(std::memory_order_relaxed);
+  }
+};
+
+class TrainingStopFlag {
+ public:
+  explicit TrainingStopFlag(const std::atomic<bool>* flag) {
+    static std::once_flag installed;
+    std::call_once(installed,
+                   [] { faiss::InterruptCallback::instance.reset(new StopFlagCallback()); });
+    t_stop_flag = flag;
+  }
+  ~TrainingStopFlag() { t_stop_flag = nullptr; }
+  TrainingStopFlag(const TrainingStopFlag&) = delete;
+  TrainingStopFlag& operator=(const TrainingStopFlag&) = delete;
+  bool stopped() const {
+    return t_stop_flag != nullptr && t_stop_flag->load(std::memory_order_relaxed);
+  }
 };
 
 }  // namespace
@@ -60,7 +89,14 @@ IvfPqIndex::IvfPqIndex(const float* vectors, std::size_t n, std::size_t dim, con
   index.cp.min_points_per_centroid = p.coarse_min_points;
   index.pq.cp.min_points_per_centroid = p.pq_min_points;
   const SingleThreadedOmp one_thread;
-  index.train(static_cast<FaissIdx>(n), vectors);
+  const TrainingStopFlag stop(p.cancel);
+  try {
+    index.train(static_cast<FaissIdx>(n), vectors);
+  } catch (const faiss::FaissException&) {
+    if (stop.stopped()) throw Interrupted("faiss_ivfpq training: interrupted");
+    throw;
+  }
+  if (stop.stopped()) throw Interrupted("faiss_ivfpq training: interrupted");
   index.add(static_cast<FaissIdx>(n), vectors);
 }
 

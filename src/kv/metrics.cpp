@@ -203,8 +203,8 @@ class LayoutPass {
 std::vector<LayoutResult> evaluate_head(const KvCache& cache, std::size_t layer,
                                         std::size_t kv_head, const std::vector<ScorerSetup>& setups,
                                         const EvalOptions& o,
-                                        const std::vector<BlockLayout>& layouts,
-                                        std::uint64_t seed) {
+                                        const std::vector<BlockLayout>& layouts, std::uint64_t seed,
+                                        const std::atomic<bool>* cancel) {
   const HeadView head = cache.head(layer, kv_head);
   std::optional<ProjectionMatrix> shared;
   if (o.shared_projection) {
@@ -212,13 +212,15 @@ std::vector<LayoutResult> evaluate_head(const KvCache& cache, std::size_t layer,
     shared = o.shared_projection->fit(
         ProjectionInput{&head, o.shared_projection->dim, layer, kv_head, &rng, nullptr});
   }
-  const HeadIndex index{layer, kv_head, seed, shared ? &*shared : nullptr};
+  const HeadIndex index{layer, kv_head, seed, shared ? &*shared : nullptr, cancel};
   std::vector<std::unique_ptr<LayoutPass>> passes;
   for (const BlockLayout& layout : layouts)
     passes.push_back(std::make_unique<LayoutPass>(cache, head, setups, o, layout, index));
   std::vector<double> p_one, resident;
   std::vector<std::vector<double>> masses, p, full(head.group);
   for (std::size_t step = 0; step < head.steps; ++step) {
+    if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) [[unlikely]]
+      throw Interrupted("retrieval evaluation: interrupted");
     group_attention(head, layouts, step, p_one, masses, resident, o.output_error ? &p : nullptr);
     if (o.output_error)
       for (std::size_t g = 0; g < head.group; ++g)
@@ -328,8 +330,8 @@ std::vector<EvalReport> evaluate(const KvCache& cache, const std::vector<ScorerS
       ctx, heads,
       [&](std::size_t h) {
         ctx.throw_if_cancelled("retrieval evaluation");
-        results[h] =
-            evaluate_head(cache, h / g.kv_heads, h % g.kv_heads, setups, o, layouts, ctx.seed());
+        results[h] = evaluate_head(cache, h / g.kv_heads, h % g.kv_heads, setups, o, layouts,
+                                   ctx.seed(), ctx.cancel_flag());
       },
       1);
   std::vector<EvalReport> reports;

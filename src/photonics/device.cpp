@@ -48,6 +48,16 @@ void DeviceSpec::describe(config::Schema<DeviceSpec>& s) {
   s.field("adc", &DeviceSpec::adc, "ADC on the TIA output");
   s.field("noise", &DeviceSpec::noise, "which noise terms are drawn");
   s.field("requirements", &DeviceSpec::requirements, "design targets for feasibility");
+  // The ring's own rule runs only when `ring` is written; a device that leaves it out (and has
+  // no preset giving one) gets RingSpec's defaults, which have no couplers.
+  s.rule([](const DeviceSpec& d) -> std::optional<std::string> {
+    if (auto problem = ring_spec_problem(d.ring))
+      return fmt::format(
+          "ring: {} (a device needs a ring: give `ring` with its couplers, or a "
+          "preset that has one)",
+          *problem);
+    return std::nullopt;
+  });
 }
 
 }  // namespace lightsim::photonics

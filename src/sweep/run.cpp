@@ -98,7 +98,11 @@ SweepSummary run_sweep(const SweepSpec& spec, const Json& header, const Target& 
     Json msg;
     try {
       prepare_output_dir(options.out);
-      store = std::make_unique<ResultStore>(summary.store, header, options.resume);
+      std::vector<StoredPoint> expected;
+      expected.reserve(points.size());
+      for (const Point& p : points) expected.push_back({p.id(), p.values_json().dump()});
+      store =
+          std::make_unique<ResultStore>(summary.store, header, options.resume, std::move(expected));
       Json pending = Json::array();
       std::vector<bool> have(points.size(), false);
       for (std::size_t i : store->done()) have[i] = true;

@@ -70,8 +70,9 @@ std::string record_line(std::size_t index, const std::string& id, const Json& va
   return j.dump();
 }
 
-ResultStore::ResultStore(std::filesystem::path path, const Json& header, bool resume)
-    : path_(std::move(path)), header_line_(header.dump()) {
+ResultStore::ResultStore(std::filesystem::path path, const Json& header, bool resume,
+                         std::vector<StoredPoint> points)
+    : path_(std::move(path)), header_line_(header.dump()), points_(std::move(points)) {
   lock_fd_ = lock_store(path_);
   try {
     open(header, resume);
@@ -85,6 +86,8 @@ ResultStore::ResultStore(std::filesystem::path path, const Json& header, bool re
 void ResultStore::open(const Json& header, bool resume) {
   remove_stale_temp_files(path_);
   const auto points = header.at("points").get<std::size_t>();
+  LIGHTSIM_CHECK(points == points_.size(), "sweep store '{}': header says {} points, given {}",
+                 path_.string(), points, points_.size());
   have_.assign(points, false);
   const bool exists = std::filesystem::exists(path_);
   LIGHTSIM_CHECK_AS(InputError, resume || !exists,
@@ -123,14 +126,7 @@ void ResultStore::open(const Json& header, bool resume) {
       const auto end = text.find('\n', pos);
       std::string line = text.substr(pos, end - pos);
       pos = end + 1;
-      std::size_t index = 0;
-      try {
-        index = Json::parse(line).at("index").get<std::size_t>();
-      } catch (const std::exception& e) {
-        LIGHTSIM_THROW(DataFormatError, "{}:{}: not a sweep record: {}", where, line_no, e.what());
-      }
-      LIGHTSIM_CHECK_AS(DataFormatError, index < points, "{}:{}: point index {} >= {} points",
-                        where, line_no, index, points);
+      const std::size_t index = verify_record(line, line_no);
       LIGHTSIM_CHECK_AS(DataFormatError, !have_[index], "{}:{}: point {} stored twice", where,
                         line_no, index);
       have_[index] = true;
@@ -142,6 +138,47 @@ void ResultStore::open(const Json& header, bool resume) {
                     std::strerror(errno));
   LIGHTSIM_CHECK_AS(IoError, ::fsync(fd_) == 0, "cannot sync sweep store '{}': {}", path_.string(),
                     std::strerror(errno));
+}
+
+std::size_t ResultStore::verify_record(const std::string& line, std::size_t line_no) const {
+  const std::string where = fmt::format("{}:{}", path_.string(), line_no);
+  Json record;
+  try {
+    record = Json::parse(line);
+  } catch (const std::exception& e) {
+    LIGHTSIM_THROW(DataFormatError, "{}: not a sweep record: {}", where, e.what());
+  }
+  LIGHTSIM_CHECK_AS(DataFormatError, record.is_object() && record.contains("index"),
+                    "{}: not a sweep record (a JSON object with an \"index\")", where);
+  const Json& at = record["index"];
+  LIGHTSIM_CHECK_AS(DataFormatError, at.is_number_unsigned(),
+                    "{}: the record's index {} is not a point index", where, at.dump());
+  const auto index = at.get<std::size_t>();
+  LIGHTSIM_CHECK_AS(DataFormatError, index < points_.size(), "{}: point index {} >= {} points",
+                    where, index, points_.size());
+  const StoredPoint& want = points_[index];
+  const auto text_of = [&](const char* key) {
+    return record.contains(key) ? record[key].dump() : std::string("missing");
+  };
+  LIGHTSIM_CHECK_AS(DataFormatError, record.contains("id") && record["id"] == want.id,
+                    "{}: the record of point {} has id {}, the sweep's point {} has \"{}\" (the "
+                    "record was edited or belongs to another sweep); delete the line to rerun "
+                    "the point",
+                    where, index, text_of("id"), index, want.id);
+  LIGHTSIM_CHECK_AS(DataFormatError,
+                    record.contains("values") && record["values"].dump() == want.values,
+                    "{}: the record of point {} has values {}, the sweep's point {} has {} (the "
+                    "record was edited or belongs to another sweep); delete the line to rerun "
+                    "the point",
+                    where, index, text_of("values"), index, want.values);
+  LIGHTSIM_CHECK_AS(DataFormatError, record.contains("result") && record["result"].is_object(),
+                    "{}: the record of point {} has result {}, expected a JSON object; delete the "
+                    "line to rerun the point",
+                    where, index, text_of("result").substr(0, 80));
+  LIGHTSIM_CHECK_AS(DataFormatError, record.size() == 4,
+                    "{}: the record of point {} has keys besides index, id, values and result",
+                    where, index);
+  return index;
 }
 
 ResultStore::~ResultStore() {

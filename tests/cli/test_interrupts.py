@@ -4,19 +4,23 @@ import signal
 import subprocess
 import time
 import unittest
+from pathlib import Path
 
 from clitest import BIN, CliTest, run
 
 # Reaction time allowed after the signal.
 GRACE_SECONDS = 1.0
 
+KV_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "kv" / "qwen2.5-7b.yaml"
+ONE_HEAD = ["--set", "kv_heads=1", "--set", "q_heads=7"]
+
 
 class Interrupts(CliTest):
-    def assert_stops(self, argv, sig):
+    def assert_stops(self, argv, sig, after=1.5):
         proc = subprocess.Popen([BIN, "-q", *map(str, argv)], stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
-            time.sleep(1.5)  # well into the run (it takes minutes uninterrupted)
+            time.sleep(after)  # well into the run (it takes far longer uninterrupted)
             self.assertIsNone(proc.poll(), "the command ended before the signal")
             sent = time.monotonic()
             proc.send_signal(sig)
@@ -36,6 +40,28 @@ class Interrupts(CliTest):
             with self.subTest(signal=sig.name):
                 self.assert_stops(["prism", "thermal", "seed", "--duration", "1000 s",
                                    "--recall-tokens", "0", "--out", self.tmp / "th"], sig)
+
+    def test_kv_generate_stops_within_one_head(self):
+        # Generation polled no stop flag: it finished the cache, wrote it and exited 0.
+        # One KV head of 2^18 tokens on one thread: seconds of work in a single work item.
+        argv = ["--threads", "1", "kv", "generate", KV_CONFIG, *ONE_HEAD, "--set",
+                f"tokens={1 << 18}", "--out", self.tmp / "k"]
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            with self.subTest(signal=sig.name):
+                self.assert_stops(argv, sig)
+                self.assertFalse((self.tmp / "k" / "manifest.json").exists())
+
+    def test_kv_select_stops_inside_faiss_training(self):
+        # The evaluation polled between heads only; one head's FAISS k-means (and its decode
+        # steps) ran to the end.
+        cache = self.tmp / "cache"
+        self.assertExit(run("-q", "--threads", "1", "kv", "generate", KV_CONFIG, *ONE_HEAD,
+                            "--set", f"tokens={1 << 16}", "--out", cache), 0)
+        argv = ["--threads", "1", "kv", "select", "--cache", cache, "--scorer", "faiss_ivfpq",
+                "--nlist", "1024", "--pq-nbits", "8", "--k", "8"]
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            with self.subTest(signal=sig.name):
+                self.assert_stops(argv, sig, after=1.0)
 
     def test_prism_thermal_duration_is_bounded(self):
         r = run("-q", "prism", "thermal", "seed", "--duration", "1e9 s", "--recall-tokens", "0",

@@ -149,6 +149,13 @@ CASES = [
      ["d.yaml:", "unknown key 'kindx'", "did you mean 'kind'?"]),
     ("config second document", ["config", "check", "{tmp}/d.yaml"],
      {"d.yaml": DEVICE + "---\nkind: device\n"}, ["d.yaml:", "second YAML document"]),
+    # config check said ok; the run then failed with "ring: no couplers given", no file named.
+    ("config device without a ring", ["config", "check", "{tmp}/d.yaml"],
+     {"d.yaml": "schema_version: 1\nkind: device\ngrid: {channels: 8}\n"},
+     ["d.yaml:", "ring: no couplers given", "a device needs a ring"]),
+    ("accelerator device without a ring", ["config", "check", "{tmp}/a.yaml"],
+     {"a.yaml": "schema_version: 1\nkind: accelerator\ndevice: {grid: {channels: 8}}\n"},
+     ["a.yaml:", "device", "a device needs a ring"]),
     ("set invalid utf-8", ["--set", "ring.radius=\udcff", "photonics", "ring", "tfln"], {},
      ["--set ring.radius", "invalid UTF-8"]),
     # --- photonics

@@ -181,6 +181,25 @@ class SweepInput(CliTest):
         r = run("sweep", spec, "--out", self.tmp, "-q", "--resume", "--seed", "9")
         self.assertInputError(r, "cannot resume", "seed")
 
+    def test_resume_refuses_an_edited_record(self):
+        """A record whose id or values are not its point's, or whose result is not a JSON
+        object, is exit 2 naming the store and line (resume trusted it before)."""
+        spec = self.write("s.yaml", PRISM.format(key="device.bank.rows", values="64, 128"))
+        store = self.tmp / "prism.jsonl"
+        self.assertExit(run("sweep", spec, "--out", self.tmp, "-q"), 0)
+        good = lines(store)
+        for what, edit in [("has values", lambda r: r["values"].update({"device.bank.rows": 96})),
+                           ("has id", lambda r: r.update(id="0123456789abcdef")),
+                           ("has result", lambda r: r.update(result="{torn"))]:
+            with self.subTest(what):
+                record = json.loads(good[2])
+                edit(record)
+                store.write_text("\n".join([*good[:2], json.dumps(record)]) + "\n")
+                r = run("sweep", spec, "--out", self.tmp, "-q", "--resume")
+                self.assertInputError(r, f"{store}:3:", what, "point 1")
+        store.write_text("\n".join(good) + "\n")
+        self.assertExit(run("sweep", spec, "--out", self.tmp, "-q", "--resume"), 0)
+
     def test_prefill_points_set_request_fields_and_config_keys(self):
         spec = self.write("p.yaml", """schema_version: 1
 kind: sweep

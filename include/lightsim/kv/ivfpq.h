@@ -6,6 +6,7 @@
 // k-means seeds: deterministic.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -19,6 +20,9 @@ struct IvfPqParams {
   int seed = 1;              // k-means seed of the coarse quantizer; the PQ's is seed + 1
   // Training points per centroid below which FAISS warns on stderr (FAISS defaults 39).
   int coarse_min_points = 39, pq_min_points = 39;
+  // Stop flag polled by FAISS's k-means once per iteration (faiss::InterruptCallback) while
+  // the index trains; when set, the constructor throws Interrupted. Null: never.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 class IvfPqIndex {

@@ -18,6 +18,7 @@
 // Sink tokens and the recent window are resident regardless of scores (blocks.h).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <filesystem>
 #include <functional>
@@ -42,6 +43,9 @@ struct HeadIndex {
   // A d x D projection of this head fitted by the caller (kv::evaluate's shared projection):
   // projected scorers (signature, prism) use it instead of fitting their own. Null: they fit.
   const ProjectionMatrix* projection = nullptr;
+  // The run's stop flag (Context::cancel_flag; null = never): a scorer whose prepare() runs
+  // long (FAISS training) polls it and throws Interrupted.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 class Scorer {

@@ -7,6 +7,9 @@
 // holds every point whose append returned, plus at most one torn last line (no trailing
 // newline), which open() with resume detects, reports and cuts off. A complete line that is
 // not JSON, a duplicated index or an index outside [0, points) is corruption: DataFormatError.
+// A kept record must also be the sweep's point at its index: its "id" and "values" equal the
+// point's (so an edited record is not trusted), its "result" is a JSON object and it has no
+// other keys; else DataFormatError naming the store and line.
 #pragma once
 
 #include <cstddef>
@@ -18,6 +21,13 @@
 
 namespace lightsim::sweep {
 
+// What the record of one point must hold besides its index and result: Point::id() and
+// Point::values_json() as compact JSON text.
+struct StoredPoint {
+  std::string id{};
+  std::string values{};
+};
+
 class ResultStore {
  public:
   // Opens `path`, first taking an exclusive lock on `<path>.lock` (flock; released when the
@@ -26,8 +36,11 @@ class ResultStore {
   // killed run's rewrite of `path` are removed. Without `resume` the file must not exist
   // (InputError naming it and suggesting --resume); it is created holding `header`. With `resume`
   // an existing file is read: its header's "spec_hash", "seed" and "points" must equal `header`'s
-  // (else ConfigError saying which differs); a missing file is created as without resume.
-  ResultStore(std::filesystem::path path, const Json& header, bool resume);
+  // (else ConfigError saying which differs), and every record it keeps must match `points`
+  // (points[i] is the point of index i; its size is the header's "points"); a missing file is
+  // created as without resume.
+  ResultStore(std::filesystem::path path, const Json& header, bool resume,
+              std::vector<StoredPoint> points);
   ~ResultStore();
   ResultStore(const ResultStore&) = delete;
   ResultStore& operator=(const ResultStore&) = delete;
@@ -46,9 +59,12 @@ class ResultStore {
 
  private:
   void open(const Json& header, bool resume);  // the constructor's work once the lock is held
+  // Checks one stored line against points_; returns its index. `line_no` is 1-based.
+  std::size_t verify_record(const std::string& line, std::size_t line_no) const;
 
   std::filesystem::path path_;
   std::string header_line_;
+  std::vector<StoredPoint> points_;
   std::vector<std::pair<std::size_t, std::string>> lines_;  // as in the file
   std::vector<bool> have_;
   std::size_t dropped_bytes_ = 0;
