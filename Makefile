@@ -53,6 +53,7 @@ asan: setup $(ASAN_BUILD)/build.ninja
 
 test-asan: asan
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 	  ctest --output-on-failure --no-tests=error -L unit -j $(JOBS)
 
 # Each libFuzzer target for FUZZ_SECONDS (default 60), two at a time. New inputs that reach new
