@@ -151,7 +151,7 @@ StepResult evaluate_step_request(const DecodeStepRequest& q, Env& env) {
                     "decode step: scenario '{}' names no plan; give --plan (e.g. "
                     "TP=1,DPA={},EP={}) or run decode plan",
                     q.scenario, s.scenario.gpus, s.scenario.gpus);
-  const decode::DecodePlan plan = decode::parse_plan(plan_text, 0);
+  const decode::DecodePlan plan = decode::parse_plan(plan_text, s.scenario.gpus);
   const std::int64_t batch = q.batch > 0 ? q.batch : s.scenario.batch;
   LIGHTSIM_CHECK_AS(UsageError, batch > 0,
                     "decode step: scenario '{}' sets no batch; give --batch (sequences on the "
@@ -159,6 +159,8 @@ StepResult evaluate_step_request(const DecodeStepRequest& q, Env& env) {
                     q.scenario);
   env.inputs_read();
   const decode::StepEvaluator ev(s);
+  const std::string why = ev.validate(plan);
+  LIGHTSIM_CHECK_AS(UsageError, why.empty(), "decode step: plan {}: {}", plan_text, why);
   const std::int64_t context = q.context > 0 ? q.context : s.scenario.context;
   return {s.scenario.name, s.topology.name, ev.step_time(plan, batch, context)};
 }
