@@ -208,10 +208,10 @@ double StepEvaluator::layer_time(const LayerKind& kind, const DecodePlan& p, dou
     out.tier[idx(Comm::ep_combine)] = com.bounding_tier;
     one.kernels += 2;
   }
-  pass.flops += one.flops * parts;
-  pass.weight_bytes += one.weight_bytes * parts;
-  pass.kv_bytes += one.kv_bytes * parts;
-  pass.kernels += one.kernels * static_cast<std::int64_t>(parts);
+  pass.flops += one.flops * parts * scale;
+  pass.weight_bytes += one.weight_bytes * parts * scale;
+  pass.kv_bytes += one.kv_bytes * parts * scale;
+  pass.kernels += one.kernels * static_cast<std::int64_t>(parts * scale);
   double m = 0;
   for (double v : comm) m += v;
   // Two-batch overlap: each micro-batch's communication runs behind the other's compute, so a
@@ -282,9 +282,14 @@ StepBreakdown StepEvaluator::step_time(const DecodePlan& plan, std::int64_t batc
         out.compute[idx(Part::embedding_head)] += v;
         t += v;
       }
-    for (std::int64_t l = first; l < last; ++l)
-      t += layer_time(kinds_[static_cast<std::size_t>(layer_kind_[static_cast<std::size_t>(l)])], p,
-                      x, stage_seqs, tokens, context, pass, out, 1.0);
+    // Layers of one shape cost the same: each shape once, times its layers in the stage.
+    for (std::size_t k = 0; k < kinds_.size(); ++k) {
+      std::int64_t n = 0;
+      for (std::int64_t l = first; l < last; ++l)
+        n += layer_kind_[static_cast<std::size_t>(l)] == static_cast<int>(k) ? 1 : 0;
+      if (n > 0)
+        t += d(n) * layer_time(kinds_[k], p, x, stage_seqs, tokens, context, pass, out, d(n));
+    }
     if (s == p.pp - 1)
       for (const OpCoef& op : head_.ops) {
         const double v = op_time(op, p, x, 1, 1, pass);
