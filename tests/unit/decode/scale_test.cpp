@@ -59,6 +59,27 @@ TEST(DecodeScale, NoAllToAllWithoutExpertParallelism) {
   const StepBreakdown e = moe.step_time(parse_plan("TP=1,DPA=8,EP=8", 8), 64, 4096);
   ASSERT_TRUE(e.feasible) << e.reason;
   EXPECT_GT(e.comm[static_cast<std::size_t>(Comm::ep_dispatch)], 0.0);
+  // EP=1: every rank holds every expert (an HBM large enough for it), no dispatch or combine.
+  big.topology.gpu.hbm_capacity = DataSize::si(4e12);
+  const StepBreakdown one =
+      StepEvaluator(big).step_time(parse_plan("TP=1,DPA=8,EP=1", 8), 64, 4096);
+  ASSERT_TRUE(one.feasible) << one.reason;
+  EXPECT_EQ(one.comm[static_cast<std::size_t>(Comm::ep_dispatch)], 0.0);
+  EXPECT_EQ(one.comm[static_cast<std::size_t>(Comm::ep_combine)], 0.0);
+}
+
+TEST(DecodeScale, PipelineStagesSplitTheWeightsAndBoundTheRound) {
+  const StepEvaluator ev(setup("qwen2_5_7b_h100"));
+  const StepBreakdown one = ev.step_time(parse_plan("TP=1,DPA=1,PP=1"), 32, 8192);
+  const StepBreakdown two = ev.step_time(parse_plan("TP=1,DPA=1,PP=2"), 32, 8192);
+  ASSERT_TRUE(one.feasible && two.feasible) << one.reason << two.reason;
+  // 28 layers in two stages of 14; the embedding and the head sit on different stages.
+  EXPECT_LT(two.memory.weights, 0.6 * one.memory.weights);
+  EXPECT_GT(two.memory.max_batch, one.memory.max_batch);
+  EXPECT_GT(two.comm[static_cast<std::size_t>(Comm::pp_send)], 0.0);
+  EXPECT_GE(two.pipeline_wait, 0.0);
+  // Two micro-batches of 16 in flight: each round serves all 32 sequences once.
+  EXPECT_NEAR(two.tokens_per_s, 32.0 / two.step_time, 1e-9 * two.tokens_per_s);
 }
 
 TEST(DecodeScale, DoublingContextDoublesTheKvRead) {
