@@ -88,7 +88,8 @@ double StepEvaluator::op_time(const OpCoef& op, const DecodePlan& p, double seqs
     const double size = op.kernel == fabric::KernelClass::attention
                             ? d(analysis_context_) * keys_ratio
                             : std::max(1.0, op.m_seq * seqs);
-    const double e = op.tabled ? kernels_.compute(op.kernel, op.format, size, k, true, flops)
+    // A decode query sees every cached key: the unmasked attention curve.
+    const double e = op.tabled ? kernels_.compute(op.kernel, op.format, size, k, false, flops)
                                : kernels_.roofline(flops);
     c = flops / (op.peak * e);
   }
