@@ -112,9 +112,12 @@ StepEvaluator::StepEvaluator(const ScaleSetup& setup)
   kv_values_ = d(model::kv_values_per_token_per_layer(m));
   kv_bytes_ = model::bytes_per_value(dt.kv_cache);
   weight_bytes_ = model::bytes_per_value(dt.weights);
-  // DeepEP low-latency dispatch in FP8 carries one FP32 scale per 128 values.
+  // Dispatch scales: DeepEP's FP8 dispatch carries one FP32 scale per 128 values; NVFP4 one
+  // E4M3 scale per 16 values (NVIDIA, "Introducing NVFP4", 2025).
   const double a = model::bytes_per_value(dt.activations);
-  dispatch_bytes_ = a < 2.0 ? a + 4.0 / 128.0 : a;
+  dispatch_bytes_ = dt.activations == model::DType::fp8   ? a + 4.0 / 128.0
+                    : dt.activations == model::DType::fp4 ? a + 1.0 / 16.0
+                                                          : a;
   expert_params_ = 3.0 * d(m.hidden) * d(m.moe.expert_intermediate);
   const model::ParameterCount params = model::count_parameters(m);
   embedding_params_ = params.embedding;
