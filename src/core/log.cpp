@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "core/status_line.h"
 #include "lightsim/core/error.h"
 
 namespace lightsim {
@@ -27,10 +28,10 @@ LogLevel parse_log_level(std::string_view name) {
 }
 
 void Logger::write(LogLevel level, std::string_view message) {
-  std::string line = fmt::format("[{}] {}\n", to_string(level), message);
+  const std::string line = fmt::format("[{}] {}\n", to_string(level), message);
   std::lock_guard lock(mutex_);
-  out_->write(line.data(), static_cast<std::streamsize>(line.size()));
-  out_->flush();
+  // Above a progress line on the same stream, never run into it.
+  detail::StatusLine::of(out_).write_above(*out_, line);
 }
 
 }  // namespace lightsim

@@ -9,9 +9,12 @@
 
 #include <fmt/format.h>
 
+#include "core/status_line.h"
+
 namespace lightsim {
 
 using Clock = std::chrono::steady_clock;
+using detail::StatusLine;
 
 namespace detail {
 
@@ -39,9 +42,8 @@ struct ProgressTask::State {
   Clock::time_point started;
   std::atomic<std::uint64_t> done{0};
   std::atomic<Clock::rep> next_due{0};  // clock ticks; no redraw before
-  std::mutex mutex;                     // guards rendering, finished, last_length
+  std::mutex mutex;                     // guards rendering and finished
   bool finished = false;
-  std::size_t last_length = 0;
 
   Clock::duration interval() const {
     return options.mode == ProgressMode::terminal ? Clock::duration(options.terminal_interval)
@@ -76,17 +78,19 @@ struct ProgressTask::State {
                             std::string(width - filled, '-'), pct);
       }
       line += fmt::format(" {} {}{}{}", count, speed, tail.empty() ? "" : " ", tail);
-      const std::size_t length = line.size();
-      if (length < last_length) line.append(last_length - length, ' ');  // erase leftovers
-      last_length = length;
-      line = "\r" + line + (final ? "\n" : "");
+      // Through the stream's status line, so that log lines are written above it.
+      StatusLine& status = StatusLine::of(options.out);
+      if (final)
+        status.finish(*options.out, line);
+      else
+        status.draw(*options.out, line);
+      return;
     } else {
       line = fmt::format("{}: {}", label, count);
       if (known) line += fmt::format(" ({}%)", pct);
       line += fmt::format(" {}{}{}\n", speed, tail.empty() ? "" : " ", tail);
     }
-    options.out->write(line.data(), static_cast<std::streamsize>(line.size()));
-    options.out->flush();
+    StatusLine::of(options.out).write_above(*options.out, line);
   }
 };
 

@@ -1,5 +1,7 @@
 #include "lightsim/core/progress.h"
 
+#include "lightsim/core/log.h"
+
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -74,6 +76,31 @@ TEST(Progress, TerminalRedrawsOneLineThrottledToTenHertz) {
   EXPECT_EQ(f.take(),
             "\rsolve [##########] 100% 100/100 50/s ETA 0s"
             "\rsolve [##########] 100% 100/100 50/s in 2s \n");  // a blank erases the old tail
+}
+
+// A log line written while a progress line is shown erases the line, is written whole on its
+// own line, and the progress line is drawn again below it.
+TEST(Progress, LogLinesAreWrittenAboveTheTerminalLineNotIntoIt) {
+  Fixture f;
+  Progress p = f.make(ProgressMode::terminal);
+  Logger log(LogLevel::info, f.out);
+  log.info("before");
+  EXPECT_EQ(f.take(), "[info] before\n");
+  auto task = p.start("solve", 100);
+  const std::string shown = "solve [----------]   0% 0/100 0.0/s ETA ?";
+  EXPECT_EQ(f.take(), std::string("\r").append(shown));
+  log.info("cache hit");
+  std::string erased_and_redrawn = "\r";
+  erased_and_redrawn.append(shown.size(), ' ').append("\r[info] cache hit\n").append(shown);
+  EXPECT_EQ(f.take(), erased_and_redrawn);
+  f.now += 1s;
+  task.advance(100);
+  task.finish();
+  EXPECT_EQ(f.take(),
+            "\rsolve [##########] 100% 100/100 100/s ETA 0s"
+            "\rsolve [##########] 100% 100/100 100/s in 1s \n");
+  log.info("after");
+  EXPECT_EQ(f.take(), "[info] after\n");
 }
 
 TEST(Progress, UnknownTotalShowsCountAndRateOnly) {
