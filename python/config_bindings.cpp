@@ -5,6 +5,7 @@
 
 #include "bindings.h"
 #include "lightsim/core/config_files.h"
+#include "lightsim/core/data_dir.h"
 
 namespace lightsim::python {
 
@@ -35,7 +36,7 @@ config::LoadOptions load_options(const py::object& set, const py::object& config
       o.config_roots.push_back(to_path(config_path));
     }
   }
-  o.config_roots.emplace_back(LIGHTSIM_SOURCE_DIR "/configs");
+  o.config_roots.push_back(data_configs_dir());
   if (set.is_none()) return o;
   if (py::isinstance<py::dict>(set)) {
     for (const auto& [key, value] : set.cast<py::dict>()) {
