@@ -112,6 +112,12 @@ Scalars come back as bool/int/float when they read as such, else str ("20 um").
 Raises lightsim.InputError (ValueError) naming the file, line and key on any problem.)doc");
 
   m.def(
+      "data_dir", [] { return data_dir().string(); },
+      "The data folder presets and the report's chart libraries are read from: $LIGHTSIM_DATA, "
+      "else the package's lightsim/data (docs/install.md). Raises InputError naming "
+      "LIGHTSIM_DATA when there is none.");
+
+  m.def(
       "config_kinds", [registry] { return registry->spec_kinds(); },
       "Every registered config kind (as `lightsim list`).");
 

@@ -2,7 +2,7 @@
 
 The library the ``lightsim`` program runs, for notebooks and scripts:
 
-- configs: load_config, config_kinds, families;
+- configs: load_config, config_kinds, families, data_dir (where the presets come from);
 - studies: list_studies, run_study (the seed's claims recomputed: claims, tables, charts,
   NumPy arrays);
 - KV cache: generate_kv, score (any block scorer on NumPy arrays), evaluate_kv;
@@ -24,7 +24,7 @@ from ._signatures import native as _native
 from ._signatures import operation as _operation
 
 # The compiled functions that are not operations, each with its pybind11 signature.
-NATIVE_FUNCTIONS = ("load_config", "config_kinds", "families", "list_studies", "run_study",
+NATIVE_FUNCTIONS = ("data_dir", "load_config", "config_kinds", "families", "list_studies", "run_study",
                     "score", "generate_kv", "evaluate_kv", "prefill_evaluate", "operations",
                     "run", "run_json")
 for _name in NATIVE_FUNCTIONS:

@@ -47,6 +47,26 @@ def _default(node):
         return ast.unparse(node)  # a repr that is not a literal stays as its text
 
 
+def _quote_reprs(params):
+    """`params` with each default printed as ``<...>`` (pybind11's repr of an object that has
+    no literal form) turned into a string literal, so the list parses as Python."""
+    out, i = [], 0
+    while i < len(params):
+        if params[i] == "<" and params[:i].rstrip().endswith("="):
+            depth, j = 0, i
+            while j < len(params):
+                depth += {"<": 1, ">": -1}.get(params[j], 0)
+                j += 1
+                if depth == 0:
+                    break
+            out.append(repr(params[i:j]))
+            i = j
+        else:
+            out.append(params[i])
+            i += 1
+    return "".join(out)
+
+
 def parse_signature(line):
     """The inspect.Signature of a pybind11 signature line ``name(params) -> returns``; None
     when `line` is not one."""
@@ -55,7 +75,7 @@ def parse_signature(line):
         return None
     params = head[head.index("(") + 1:-1]
     try:
-        tree = ast.parse("def f(%s): pass" % params).body[0].args
+        tree = ast.parse("def f(%s): pass" % _quote_reprs(params)).body[0].args
     except SyntaxError:
         return None
     out = []
