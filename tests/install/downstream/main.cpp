@@ -18,8 +18,7 @@ int main() {
         lightsim::data_configs_dir() / "devices" / "tfln.yaml", options);
     const lightsim::photonics::Ring ring = lightsim::photonics::Ring::from_spec(device.ring);
     std::cout << "data folder: " << lightsim::data_dir().string() << "\n";
-    std::cout << "tfln ring FSR: " << lightsim::to_string(lightsim::Length::si(ring.fsr()))
-              << "\n";
+    std::cout << "tfln ring FSR: " << lightsim::to_string(lightsim::Length::si(ring.fsr())) << "\n";
     return 0;
   } catch (const lightsim::InputError& e) {
     std::cerr << "downstream: error: " << e.what() << "\n";
