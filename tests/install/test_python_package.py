@@ -46,7 +46,8 @@ class PythonPackageTest(unittest.TestCase):
             env["PIP_NO_INDEX"] = "1"  # nothing may be downloaded
             proc = subprocess.run(
                 [sys.executable, "-m", "pip", "install", "--no-build-isolation", "--no-deps",
-                 "--disable-pip-version-check", "--target", str(site), str(SOURCE)],
+                 "--disable-pip-version-check", "--no-cache-dir", "--target", str(site),
+                 str(SOURCE)],
                 capture_output=True, text=True, env=env, cwd=tmp, timeout=600,
                 stdin=subprocess.DEVNULL)
             self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
