@@ -23,9 +23,11 @@ SANITIZER_SKIP ?= ^kv\.KvFit\.RecoversKnownKnobs$$
 ARCHER     ?= /usr/lib/llvm-14/lib/libarcher.so
 JOBS       ?= $(shell nproc)
 OUT        ?= out
+# Where `make install` puts the program, libraries, headers, CMake package and data folder.
+PREFIX     ?= /usr/local
 CMAKE_GEN  := -G Ninja
 
-.PHONY: all build demo test setup asan test-asan tsan test-tsan fuzz bench docs \
+.PHONY: all build demo test install setup asan test-asan tsan test-tsan fuzz bench docs \
         golden format clean
 
 all: build
@@ -41,6 +43,11 @@ build: setup $(BUILD)/build.ninja
 
 demo: build
 	$(BUILD)/bin/lightsim reproduce --out $(OUT)
+
+# docs/install.md: <PREFIX>/bin/lightsim finds its presets in <PREFIX>/share/lightsim (the
+# prefix may be moved afterwards). The Python package: pip install --no-build-isolation .
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 # The sanitizer builds: clang, -O1 with line tables (symbolized reports at a fraction of the
 # compile time of -O2 -g), no benchmarks, no Python module.

@@ -1,16 +1,19 @@
-"""lightsim quickstart: a notebook-style walk through the Python bindings (docs/python.md).
+"""lightsim quickstart: a notebook walk through the Python package (docs/python.md).
 
-Run it with Debian's Python 3 against the module `make` built:
+Open it in Jupyter or VS Code as a notebook (each `# %%` is a cell; jupytext reads the same
+"percent" format) and run the cells top to bottom, or run it as a script:
 
-    PYTHONPATH=build/python /usr/bin/python3 examples/quickstart.py [out.png]
+    /usr/bin/python3 examples/quickstart.py [out.png]          # after pip install (docs/install.md)
+    PYTHONPATH=build/python /usr/bin/python3 examples/quickstart.py   # from the build tree
 
-Each `# %%` cell can be pasted into a notebook (Jupyter, VS Code) as it is. The figure goes
-to the path given on the command line, or quickstart.png.
+It takes a few seconds: small sizes throughout. The figure goes to the .png path given on the
+command line, else quickstart.png in the working directory.
 """
 # %% [markdown]
 # ## Setup
-# `lightsim` is the compiled module (build/python/lightsim*.so). Plots use matplotlib's Agg
-# backend, so the script runs without a display.
+# `import lightsim` gives every operation of the CLI as a function returning the dict of its
+# `--json` output, plus NumPy-level KV functions. Plots use matplotlib's Agg backend, so the
+# notebook also runs without a display.
 
 # %%
 import sys
@@ -23,84 +26,78 @@ import numpy as np
 
 import lightsim
 
-out_png = sys.argv[1] if len(sys.argv) > 1 else "quickstart.png"
-print("lightsim", lightsim.__version__)
+# A notebook kernel's argv holds its own flags: only a .png argument names the figure.
+out_png = next((a for a in sys.argv[1:] if a.endswith(".png")), "quickstart.png")
+print("lightsim", lightsim.__version__, "data from", lightsim.data_dir())
 
 # %% [markdown]
-# ## 1. Load and check a config
-# `load_config` reads a file, a preset name of a kind, YAML text or a dict, checks every rule
-# of the kind's schema and returns the document as a dict. Bad input raises
-# `lightsim.InputError` (a ValueError) naming the file, line and key.
+# ## 1. Photonics: one micro-ring and the seed's device
+# `photonics_ring` derives the ring's figures from its geometry (docs/photonics.md);
+# `photonics_feasibility` checks a whole device (WDM grid, crosstalk, tuning, link budget) and
+# says why it fails. `help(lightsim.photonics_ring)` lists every field; bad input raises
+# `lightsim.InputError` naming the key.
 
 # %%
-accelerator = lightsim.load_config("seed", kind="accelerator")
-print("accelerator preset 'seed':", {k: accelerator[k] for k in list(accelerator)[:4]})
+ring = lightsim.photonics_ring("tfln")
+print(f"TFLN ring: FSR {ring['fsr_nm']:.3f} nm, FWHM {ring['fwhm_pm']:.1f} pm, "
+      f"finesse {ring['finesse']:.1f}, loaded Q {ring['q_loaded']:.3g}")
+device = lightsim.photonics_feasibility("seed_tfln")
+print("seed device feasible:", device["feasible"])
+for reason in device["reasons"][:2]:
+    print("  -", reason[:110] + "...")
 try:
-    lightsim.load_config("seed", kind="accelerator", set={"logical_rowz": 512})
+    lightsim.photonics_ring("tfln", set={"ring.radiuz": "20 um"})
 except lightsim.InputError as error:
     print("rejected as expected:", error)
 
 # %% [markdown]
-# ## 2. Run a study at quick size
-# Studies are the seed's tables and figures recomputed from first principles. Each returns
-# its claims (seed figure, ours, verdict), tables and charts; `arrays` holds every table as
-# NumPy columns.
+# ## 2. KV cache: score the blocks of one head
+# `generate_kv` draws a KV cache with the statistics of real ones (docs/kv-data.md). We score
+# one KV head's 128-token blocks with the exact oracle (softmax mass), Quest's bound, mean
+# keys and 32-d signatures, and count how many of the oracle's top 8 blocks each picks.
 
 # %%
-studies = lightsim.list_studies()
-print("registered studies:", studies or "(none in this build)")
-study = lightsim.run_study(studies[0], size="quick") if studies else None
-if study is not None:
-    for claim in study["claims"]:
-        print(f"  {claim['id']:<28} seed {claim['seed_value']} ours {claim['ours']} "
-              f"-> {claim['verdict']}")
-
-# %% [markdown]
-# ## 3. Score the blocks of a synthetic KV head
-# `generate_kv` draws a KV cache with the statistics of real ones (docs/kv-data.md); we take
-# one KV head and its group of query heads and score its 128-token blocks with the exact
-# oracle (softmax mass), Quest's bound, mean keys and 32-d signatures, then check how many of
-# the oracle's top 16 blocks each scorer picks.
-
-# %%
-cache = lightsim.generate_kv("llama-3-8b", set={"tokens": 8192, "steps": 4}, seed=1)
+cache = lightsim.generate_kv("llama-3-8b", set={"tokens": 4096, "steps": 2}, seed=1)
 kv_head, group = 0, cache["queries"].shape[1] // cache["keys"].shape[1]
-keys = cache["keys"][0, kv_head]                                # [tokens, head_dim]
+keys = cache["keys"][0, kv_head]                                      # [tokens, head_dim]
 queries = cache["queries"][0, kv_head * group:(kv_head + 1) * group]  # [group, steps, dim]
 scores = {name: lightsim.score(name, keys, queries)
           for name in ("exact", "quest", "mean_key", "signature")}
-k = 16
+k = 8
 oracle = np.argsort(-scores["exact"][0])[:k]
 for name, s in scores.items():
     picked = np.argsort(-s[0])[:k]
     print(f"  {name:<10} recall@{k} vs exact: {len(np.intersect1d(picked, oracle)) / k:.2f}")
 
 # %% [markdown]
-# ## 4. Evaluate a prefill plan on two fabrics
-# One plan of the seed's 8k-token scenario on 144 GPUs, on the copper baseline and on the
-# photonic fabric: the step time and its breakdown.
+# ## 3. Prefill: the best parallel plan on two fabrics
+# `prefill_plan` searches every valid plan (TP, CP, EP, PP, DP) of the seed's 8K-token
+# scenario on 144 GPUs (docs/prefill.md), on the copper baseline and on the photonic fabric.
 
 # %%
-plan = {"tp": 1, "cp": 1, "ep": 144}
-prefill = {fabric: lightsim.prefill_evaluate("seed_8k", plan, gpus=144, fabric=fabric)
-           for fabric in ("seed_copper_1152", "photonic_4x_1152")}
-for fabric, r in prefill.items():
-    print(f"  {fabric:<18} latency {r['latency_s'] * 1e3:8.1f} ms  "
-          f"exposed communication {r['breakdown']['exposed_total_s'] * 1e3:7.1f} ms")
+plans = {fabric: lightsim.prefill_plan("seed_8k", fabric=fabric, gpus=[144], top=1)
+         for fabric in ("seed_copper_1152", "photonic_4x_1152")}
+best = {fabric: r["searches"][0]["best"] for fabric, r in plans.items()}
+for fabric, b in best.items():
+    print(f"  {fabric:<18} {b['plan']['text']:<28} latency {b['latency_s'] * 1e3:7.1f} ms  "
+          f"exposed communication {b['breakdown']['exposed_total_s'] * 1e3:6.1f} ms")
 
 # %% [markdown]
-# ## 5. The Prism accelerator's energy per query
+# ## 4. A study: the seed's decode claims
+# A study recomputes a set of the seed's figures and gives each claim a verdict
+# (docs/studies.md). `size="quick"` is a smoke size that cannot support a verdict; the default
+# size of `decode` takes a fraction of a second. `arrays` holds each table as NumPy columns.
 
 # %%
-cost = lightsim.prism_cost("seed")
-for item in cost["energy_per_query"]:
-    print(f"  {item['name']:<14} {item['joules'] * 1e12:9.2f} pJ   ({item['provenance'][:60]})")
-print(f"  dynamic {cost['dynamic_energy_j'] * 1e9:.2f} nJ per query "
-      f"(the seed says {cost['seed']['dynamic_energy_j'] * 1e9:.2f} nJ)")
+study = lightsim.run_study("decode", threads=2)
+for claim in study["claims"]:
+    print(f"  {claim['id']:<16} seed {claim['seed_value']:>8.4g} ours {claim['ours']:>8.4g} "
+          f"-> {claim['verdict']}")
+print("tables:", {name: len(next(iter(cols.values()))) for name, cols in study["arrays"].items()})
 
 # %% [markdown]
-# ## 6. Plot
-# Left: block scores of one decode step (normalized); right: the prefill breakdown.
+# ## 5. Plot
+# Left: block scores of one decode step (normalized); right: the best plans' time breakdown.
 
 # %%
 fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
@@ -109,17 +106,16 @@ for name, s in scores.items():
     left.plot((row - row.min()) / (np.ptp(row) or 1.0), label=name, lw=1)
 left.set(xlabel="block (128 tokens)", ylabel="normalized score", title="Block scores, step 0")
 left.legend()
-fabrics = list(prefill)
+fabrics = list(best)
 bottom = np.zeros(len(fabrics))
-classes = list(prefill[fabrics[0]]["breakdown"]["compute_s"])
-for cls in classes:
-    ms = np.array([prefill[f]["breakdown"]["compute_s"][cls] * 1e3 for f in fabrics])
+for cls in best[fabrics[0]]["breakdown"]["compute_s"]:
+    ms = np.array([best[f]["breakdown"]["compute_s"][cls] * 1e3 for f in fabrics])
     if ms.any():
         right.bar(fabrics, ms, bottom=bottom, label=cls)
         bottom += ms
-exposed = np.array([prefill[f]["breakdown"]["exposed_total_s"] * 1e3 for f in fabrics])
+exposed = np.array([best[f]["breakdown"]["exposed_total_s"] * 1e3 for f in fabrics])
 right.bar(fabrics, exposed, bottom=bottom, label="exposed communication", hatch="//")
-right.set(ylabel="ms", title="Prefill, seed_8k, TP=1 EP=144 on 144 GPUs")
+right.set(ylabel="ms", title="Prefill, seed_8k on 144 GPUs, best plan per fabric")
 right.legend(fontsize=7)
 fig.tight_layout()
 fig.savefig(out_png, dpi=100)

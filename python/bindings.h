@@ -44,7 +44,8 @@ Json to_json(py::handle value, const std::string& what);
 py::object to_python(const config::Node& node);
 
 // Preset roots (`config_path`: None, a path or a list of paths, searched first; then the
-// source tree's configs/, as the CLI does) and `set` assignments (None, a dict
+// data folder's configs/ (lightsim/core/data_dir.h), as the CLI does) and `set` assignments (None,
+// a dict
 // {"key.path": value} or a list of "key.path=value" strings; non-string values are written as
 // JSON, which YAML reads back as the same value).
 config::LoadOptions load_options(const py::object& set, const py::object& config_path);

@@ -5,6 +5,7 @@
 
 #include "bindings.h"
 #include "lightsim/core/config_files.h"
+#include "lightsim/core/data_dir.h"
 
 namespace lightsim::python {
 
@@ -35,7 +36,7 @@ config::LoadOptions load_options(const py::object& set, const py::object& config
       o.config_roots.push_back(to_path(config_path));
     }
   }
-  o.config_roots.emplace_back(LIGHTSIM_SOURCE_DIR "/configs");
+  o.config_roots.push_back(data_configs_dir());
   if (set.is_none()) return o;
   if (py::isinstance<py::dict>(set)) {
     for (const auto& [key, value] : set.cast<py::dict>()) {
@@ -109,6 +110,12 @@ YAML/JSON text, or a dict. kind: the expected kind (a document without `kind:` g
 set: {"key.path": value} overrides, as the CLI's --set. config_path: extra preset roots.
 Scalars come back as bool/int/float when they read as such, else str ("20 um").
 Raises lightsim.InputError (ValueError) naming the file, line and key on any problem.)doc");
+
+  m.def(
+      "data_dir", [] { return data_dir().string(); },
+      "The data folder presets and the report's chart libraries are read from: $LIGHTSIM_DATA, "
+      "else the package's lightsim/data (docs/install.md). Raises InputError naming "
+      "LIGHTSIM_DATA when there is none.");
 
   m.def(
       "config_kinds", [registry] { return registry->spec_kinds(); },

@@ -1,8 +1,8 @@
-// The Python module `lightsim` (docs/python.md): the exception hierarchy, the Registry built
-// once at import, and the bound functions of each *_bindings.cpp file.
+// The compiled module `lightsim._core` of the Python package `lightsim` (python/lightsim/,
+// docs/python.md): the exception hierarchy, the Registry built once at import, and the bound
+// functions of each *_bindings.cpp file. The package wraps them with real signatures and adds
+// one function per operation (python/lightsim/_signatures.py).
 #include <memory>
-
-#include <pybind11/eval.h>
 
 #include "bindings.h"
 #include "lightsim/builtin/register.h"
@@ -13,7 +13,7 @@ namespace {
 // Raises the lightsim.<name> exception type with `message`. The types are looked up on the
 // module (created once in PYBIND11_MODULE), so the translator holds no state of its own.
 void raise(const char* name, const char* message) {
-  const py::object type = py::module_::import("lightsim").attr(name);
+  const py::object type = py::module_::import("lightsim._core").attr(name);
   PyErr_SetString(type.ptr(), message);
 }
 
@@ -51,14 +51,12 @@ py::object add_exception(py::module_& m, const char* name, const py::tuple& base
 }  // namespace
 }  // namespace lightsim::python
 
-PYBIND11_MODULE(lightsim, m) {
+PYBIND11_MODULE(_core, m) {
   namespace py = pybind11;
   using namespace lightsim::python;
   m.doc() =
-      "lightsim: photonic hardware for LLM inference, simulated (docs/python.md).\n\n"
-      "Narrow bindings of the C++ library: load_config, list_studies, run_study, score,\n"
-      "generate_kv, evaluate_kv, prefill_evaluate, prism_cost. Results are dicts, lists and\n"
-      "NumPy arrays; bad input raises lightsim.InputError (a ValueError) naming the file and key.";
+      "The compiled core of the lightsim package (import lightsim, docs/python.md): narrow\n"
+      "bindings of the C++ library whose results are dicts, lists and NumPy arrays.";
   m.attr("__version__") = LIGHTSIM_VERSION;
 
   const py::object error = add_exception(
@@ -88,45 +86,4 @@ PYBIND11_MODULE(lightsim, m) {
   bind_kv(m, shared);
   bind_prefill(m, shared);
   bind_operations(m, shared);
-  // One function per operation, its signature the request's fields (positional fields first),
-  // then the reserved keywords; each calls run(NAME, ...). inspect.signature shows the fields.
-  py::dict scope;
-  py::exec(R"py(
-def _define_operation_functions(module):
-    import inspect
-    P = inspect.Parameter
-    reserved = [("set", None), ("config_path", None), ("seed", None), ("threads", 0),
-                ("progress", False), ("out", None)]
-    for op in module.operations():
-        name = op["name"]
-        fields = {f["name"]: f for f in op["fields"]}
-        params = []
-        for p in op["positional"]:
-            f = fields[p]
-            params.append(P(p, P.POSITIONAL_OR_KEYWORD,
-                            default=P.empty if f["required"] else None))
-        for f in op["fields"]:
-            if f["name"] in op["positional"]:
-                continue
-            params.append(P(f["name"], P.KEYWORD_ONLY,
-                            default=P.empty if f["required"] else None))
-        params += [P(k, P.KEYWORD_ONLY, default=d) for k, d in reserved]
-        signature = inspect.Signature(params)
-        lines = [op["help"] + ".", "", "Operation %r (`lightsim %s`); None means the default." %
-                 (name, " ".join(op["command"])), ""]
-        for f in op["fields"]:
-            unit = " [%s]" % f["unit"] if f["unit"] else ""
-            default = "required" if f["required"] else "default %s" % (f["default"] or "none")
-            lines.append("%s (%s%s, %s): %s" % (f["name"], f["type"], unit, default, f["help"]))
-        def call(*args, __name=name, __signature=signature, **kwargs):
-            bound = __signature.bind(*args, **kwargs)
-            return module.run(__name, **bound.arguments)
-        call.__name__ = call.__qualname__ = name
-        call.__signature__ = signature
-        call.__doc__ = "\n".join(lines)
-        setattr(module, name, call)
-
-)py",
-           scope);
-  scope["_define_operation_functions"](m);
 }

@@ -1,7 +1,7 @@
 // The Python adapter of the operations layer (include/lightsim/ops/operation.h):
 // lightsim.operations(), lightsim.run(name, **fields), lightsim.run_json(name, **fields), and
 // one generated function per operation (lightsim.prism_cost(...), lightsim.photonics_ring(...),
-// ...; module.cpp) whose signature is the request schema's fields.
+// ...; python/lightsim/_signatures.py) whose signature is the request schema's fields.
 //
 // Keyword arguments other than the reserved ones below are request fields, written into the
 // request document as the CLI's flags are (strings as given, so "10 s" reads as a quantity;

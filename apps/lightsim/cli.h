@@ -30,8 +30,8 @@ struct GlobalOptions {
   const std::atomic<bool>* cancel = nullptr;       // set by main's SIGINT/SIGTERM handler
   std::uint64_t memory_budget = 0;                 // --memory-budget in bytes; 0 = default
 
-  // Preset roots (--config-path, then the source tree's configs/) and --set assignments.
-  // Every copy shares which assignments a document took (config::Assignments).
+  // Preset roots (--config-path, then the data folder's configs/, lightsim/core/data_dir.h) and
+  // --set assignments. Every copy shares which assignments a document took (config::Assignments).
   config::LoadOptions load_options() const;
   // UsageError naming a --set KEY that no config the command read has (exit 2). Each command
   // calls it once it has read its configs, before it computes or writes anything; main calls

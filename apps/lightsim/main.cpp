@@ -82,7 +82,8 @@ int run(int argc, char** argv) {
   app.add_flag("-q,--quiet", options.quiet, "No progress output; warnings and errors only");
   app.add_option("--out", options.out, "Output folder for results")->capture_default_str();
   app.add_option("--config-path", options.config_path,
-                 "Extra folder searched for presets before the built-in configs/ (repeatable)")
+                 "Extra folder searched for presets before the data folder's configs/ "
+                 "($LIGHTSIM_DATA or beside the program; repeatable)")
       ->type_name("DIR");
   app.add_option("--set", options.assignments,
                  "Override a config key, e.g. --set ring.q_loaded=2e4 (repeatable)")

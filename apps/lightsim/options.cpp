@@ -2,12 +2,14 @@
 
 #include <cmath>
 
+#include "lightsim/core/data_dir.h"
+
 namespace lightsim::cli {
 
 config::LoadOptions GlobalOptions::load_options() const {
   config::LoadOptions o;
   o.config_roots = config_path;
-  o.config_roots.emplace_back(LIGHTSIM_SOURCE_DIR "/configs");
+  o.config_roots.push_back(data_configs_dir());
   if (!tracked_) tracked_ = config::Assignments(assignments);
   o.assignments = *tracked_;
   return o;

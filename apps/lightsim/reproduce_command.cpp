@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "lightsim/core/atomic_file.h"
+#include "lightsim/core/data_dir.h"
 #include "lightsim/core/json.h"
 #include "lightsim/report/render.h"
 #include "lightsim/studies/study.h"
@@ -112,11 +113,16 @@ void run_reproduce(const std::filesystem::path& config_file, const GlobalOptions
 void add_reproduce_command(CLI::App& app, const GlobalOptions& options, const Registry& registry) {
   CLI::App* cmd = app.add_subcommand(
       "reproduce", "Run every seed study and write results and the report to --out");
-  auto config_file =
-      std::make_shared<std::filesystem::path>(LIGHTSIM_SOURCE_DIR "/configs/reproduce.yaml");
-  cmd->add_option("CONFIG", *config_file, "Job config (kind: reproduce)")->capture_default_str();
-  cmd->callback(
-      [config_file, &options, &registry] { run_reproduce(*config_file, options, registry); });
+  // Empty: the data folder's configs/reproduce.yaml, looked up when the command runs (so a
+  // missing data folder fails this command only).
+  auto config_file = std::make_shared<std::filesystem::path>();
+  cmd->add_option("CONFIG", *config_file,
+                  "Job config (kind: reproduce); default: configs/reproduce.yaml of the data "
+                  "folder (docs/install.md)");
+  cmd->callback([config_file, &options, &registry] {
+    run_reproduce(config_file->empty() ? data_configs_dir() / "reproduce.yaml" : *config_file,
+                  options, registry);
+  });
 }
 
 }  // namespace lightsim::cli

@@ -4,6 +4,7 @@
 #include <iterator>
 
 #include "lightsim/core/atomic_file.h"
+#include "lightsim/core/data_dir.h"
 #include "lightsim/core/error.h"
 #include "lightsim/report/render.h"
 
@@ -27,7 +28,7 @@ std::string read_library(const std::filesystem::path& file) {
   if (!in)
     LIGHTSIM_THROW(IoError,
                    "chart library '{}' is missing or unreadable (it ships in "
-                   "third_party/vega/ of the lightsim source tree)",
+                   "third_party/vega/ of lightsim's data folder, docs/install.md)",
                    file.string());
   std::string text(std::istreambuf_iterator<char>(in), {});
   if (in.bad() || text.empty())
@@ -80,7 +81,7 @@ ResultSet load_results(const std::filesystem::path& dir) {
 }
 
 std::filesystem::path default_library_dir() {
-  return std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "third_party" / "vega";
+  return data_dir() / "third_party" / "vega";
 }
 
 ChartLibraries load_chart_libraries(const std::filesystem::path& dir) {

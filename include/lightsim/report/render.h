@@ -42,7 +42,7 @@ struct ChartLibraries {
   std::string vega_embed;
 };
 
-// third_party/vega/ of the source tree this lightsim was built from.
+// third_party/vega/ of the data folder (lightsim/core/data_dir.h).
 std::filesystem::path default_library_dir();
 
 // Reads vega.min.js, vega-lite.min.js and vega-embed.min.js from `dir`. A missing or
