@@ -6,6 +6,7 @@
 
 #include <ostream>
 
+#include "lightsim/core/atomic_file.h"
 #include "lightsim/core/json.h"
 #include "lightsim/ops/operation.h"
 #include "lightsim/ops/register.h"
@@ -16,11 +17,15 @@ namespace lightsim::ops {
 struct ServeRunRequest {
   static constexpr std::string_view kind = "serve_run_request";
   std::string scenario{};
+  bool write_requests = false;
   static void describe(config::Schema<ServeRunRequest>& s) {
     s.help("Request of serve run: one serving scenario.");
     s.field("scenario", &ServeRunRequest::scenario,
             "serving scenario name (configs/serve/) or YAML file")
         .required();
+    s.field("write_requests", &ServeRunRequest::write_requests,
+            "write the simulated requests to <out>/requests.csv, a trace that process: trace "
+            "reads back (docs/serving.md, \"Traces\")");
   }
 };
 
@@ -88,6 +93,10 @@ void print_report(const serve::ServeReport& r, std::ostream& out) {
 serve::ServeReport evaluate_serve(const ServeRunRequest& q, Env& env) {
   const serve::ServeSetup setup = serve::prepare(q.scenario, env.load, env.ctx.seed());
   env.inputs_read();
+  if (q.write_requests && !env.out.empty()) {
+    prepare_output_dir(env.out);
+    write_file_atomic(env.out / "requests.csv", serve::trace_csv(setup.requests));
+  }
   return serve::run(setup);
 }
 

@@ -56,7 +56,8 @@ ServeSetup prepare(LoadedScenario scenario, const config::LoadOptions& load, std
     c.disaggregated = true;
     c.prefill = sim_pool(pool_model(sc, m, sc.prefill, "prefill", false), sc.prefill);
     c.decode = sim_pool(pool_model(sc, m, sc.decode, "decode", true), sc.decode);
-    const fabric::Topology topo = fabric::build_topology(sc.prefill.fabric.get());
+    const fabric::Topology topo = fabric::build_topology(
+        sc.kv_transfer.fabric ? sc.kv_transfer.fabric->get() : sc.prefill.fabric.get());
     LIGHTSIM_CHECK_AS(ConfigError,
                       sc.kv_transfer.tier < static_cast<std::int64_t>(topo.tiers.size()),
                       "kv_transfer.tier: {} but fabric '{}' has {} tier(s) (0 = innermost)",
@@ -65,7 +66,7 @@ ServeSetup prepare(LoadedScenario scenario, const config::LoadOptions& load, std
     c.kv_bandwidth =
         tier.bandwidth * tier.efficiency * static_cast<double>(sc.prefill.gpus_per_instance);
     c.kv_latency = tier.alpha;
-    s.kv_tier = tier.name;
+    s.kv_tier = topo.name + " " + tier.name;
   }
   s.requests = scenario_requests(s.scenario, load, seed);
   return s;

@@ -108,8 +108,11 @@ void FixedStepSpec::describe(config::Schema<FixedStepSpec>& s) {
 
 void KvTransferSpec::describe(config::Schema<KvTransferSpec>& s) {
   s.help(
-      "The KV transfer of a disaggregated scenario: over tier `tier` of the prefill pool's fabric "
-      "(latency + bytes / (tier bandwidth x efficiency x GPUs per prefill instance)).");
+      "The KV transfer of a disaggregated scenario: over tier `tier` of `fabric` (unset: the "
+      "prefill pool's), latency + bytes / (tier bandwidth x efficiency x GPUs per prefill "
+      "instance).");
+  s.field("fabric", &KvTransferSpec::fabric,
+          "configs/fabrics/ name or YAML file the KV moves over (unset: the prefill pool's)");
   s.field("tier", &KvTransferSpec::tier, "tier of the prefill pool's fabric (0 = innermost)")
       .range(std::int64_t{0}, std::int64_t{16});
 }

@@ -21,21 +21,24 @@ namespace {
 // Stream ids (core/rng.h): one stream per (purpose, request), so request i draws the same
 // values however many draws a rejection sampler used for the others.
 constexpr std::uint64_t kServeStreams = 0x5e7e;
-constexpr std::uint64_t kStreamArrivals = 1, kStreamPrompt = 2, kStreamOutput = 3;
+constexpr std::uint64_t kStreamArrivals = 1, kStreamPrompt = 2, kStreamOutput = 3,
+                        kStreamArrivalNormals = 4;
 
 // Gamma(shape k, scale 1) by Marsaglia & Tsang (2000), "A simple method for generating gamma
-// variables", ACM TOMS 26(3); k < 1 through Gamma(k + 1) U^(1/k) (their section 6).
-double gamma_variate(double k, RandomStream& rs) {
+// variables", ACM TOMS 26(3); k < 1 through Gamma(k + 1) U^(1/k) (their section 6). Normals
+// and uniforms come from two streams: a stream's double normal at word p is built from words
+// p..p+3, which a uniform drawn next would reuse.
+double gamma_variate(double k, RandomStream& normals, RandomStream& uniforms) {
   if (k < 1) {
-    const double u = rs.uniform();
-    return gamma_variate(k + 1, rs) * std::pow(1.0 - u, 1.0 / k);
+    const double u = uniforms.uniform();
+    return gamma_variate(k + 1, normals, uniforms) * std::pow(1.0 - u, 1.0 / k);
   }
   const double d = k - 1.0 / 3.0, c = 1.0 / std::sqrt(9.0 * d);
   for (;;) {
-    const double z = rs.normal();
+    const double z = normals.normal();
     const double v = std::pow(1.0 + c * z, 3);
     if (v <= 0) continue;
-    const double u = rs.uniform();
+    const double u = uniforms.uniform();
     if (std::log(1.0 - u) < 0.5 * z * z + d - d * v + d * std::log(v)) return d * v;
   }
 }
@@ -68,10 +71,12 @@ std::vector<Request> generate_requests(const ArrivalSpec& spec, std::uint64_t se
   for (std::int64_t i = 0; i < spec.requests; ++i) {
     const auto id = static_cast<std::uint64_t>(i);
     RandomStream gap(seed, {kServeStreams, kStreamArrivals, id});
-    if (spec.process == ArrivalProcess::gamma)
-      t += gamma_variate(shape, gap) / (shape * rate);
-    else
+    if (spec.process == ArrivalProcess::gamma) {
+      RandomStream normals(seed, {kServeStreams, kStreamArrivalNormals, id});
+      t += gamma_variate(shape, normals, gap) / (shape * rate);
+    } else {
       t += -std::log(1.0 - gap.uniform()) / rate;  // exponential, mean 1 / rate
+    }
     RandomStream p(seed, {kServeStreams, kStreamPrompt, id});
     RandomStream o(seed, {kServeStreams, kStreamOutput, id});
     out.push_back({.arrival = t,

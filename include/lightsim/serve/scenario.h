@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -104,10 +105,11 @@ struct FixedStepSpec {
 };
 
 // The KV transfer between the pools of a disaggregated scenario: over tier `tier` (0 =
-// innermost) of the prefill pool's fabric, each of the prefill instance's GPUs sending its
-// share. Transfers from one prefill instance run one after another.
+// innermost) of `fabric` (unset: the prefill pool's), each of the prefill instance's GPUs
+// sending its share. Transfers from one prefill instance run one after another.
 struct KvTransferSpec {
   static constexpr std::string_view kind = "serve_kv_transfer";
+  std::optional<config::Ref<fabric::FabricSpec>> fabric;
   std::int64_t tier = 0;
   static void describe(config::Schema<KvTransferSpec>& s);
 };

@@ -1,7 +1,8 @@
 // The requests a serving run replays: generated from an arrival process with counter-based
-// random streams (core/rng.h: stream (seed, kStreamArrivals) for inter-arrival times,
-// (seed, kStreamPrompt) and (seed, kStreamOutput) for lengths, word position = request index
-// x a fixed stride, so request i is the same whatever else is drawn), or read from a CSV trace.
+// random streams (core/rng.h), one stream per (seed, purpose, request index): the gap before
+// request i, its prompt and its output length each have their own, so request i is the same
+// whatever else is drawn and however many draws a rejection sampler used; or read from a CSV
+// trace.
 #pragma once
 
 #include <cstdint>
