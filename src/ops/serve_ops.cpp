@@ -55,9 +55,9 @@ void print_report(const serve::ServeReport& r, std::ostream& out) {
         "  KV transfer over tier {}: {:.1f} GB/s per prefill instance, {:.2f} us, mean {:.3f} ms\n",
         r.kv_tier, r.kv_bandwidth / 1e9, r.kv_latency * 1e6, s.kv_transfer_time * 1e3);
   fmt::print(out,
-             "  {} requests: {} completed, {} rejected (KV need above an instance's capacity); "
-             "makespan {:.2f} s\n",
-             s.requests, s.completed, s.rejected, s.makespan);
+             "  {} requests offered at {:.2f} req/s: {} completed, {} rejected (KV need above an "
+             "instance's capacity); makespan {:.2f} s\n",
+             s.requests, s.offered_rate, s.completed, s.rejected, s.makespan);
   fmt::print(out, "\n  {:<11} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "latency (s)", "count",
              "mean", "p50", "p90", "p99", "max");
   print_distribution(out, "TTFT", s.ttft);

@@ -144,6 +144,7 @@ Json to_json(const ServeReport& r) {
             {"rejected", s.rejected},
             {"gpus", s.gpus},
             {"makespan_s", s.makespan},
+            {"offered_rate_per_s", s.offered_rate},
             {"ttft", dist_json(s.ttft)},
             {"tpot", dist_json(s.tpot)},
             {"e2e", dist_json(s.e2e)},

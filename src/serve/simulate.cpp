@@ -356,6 +356,8 @@ class Simulation {
       if (met) ++r_.slo_met;
     }
     r_.makespan = makespan;
+    const double last_arrival = req_.empty() ? 0.0 : req_.back().arrival;
+    r_.offered_rate = last_arrival > 0 ? static_cast<double>(req_.size()) / last_arrival : 0;
     double wait_sum = 0, e2e_sum = 0;
     for (double w : wait) wait_sum += w;
     for (double w : e2e) e2e_sum += w;

@@ -78,6 +78,7 @@ CASES = [
     ("model_show", [MODEL, "--tokens", "1024", "--kv", "fp8"],
      {"config": MODEL, "tokens": 1024, "kv": "fp8"}, []),
     ("decode_run", ["qwen2_5_7b"], {"scenario": "qwen2_5_7b"}, ["batches=[1,8]"]),
+    ("serve_run", ["chat_nvl72"], {"scenario": "chat_nvl72"}, ["arrivals.requests=300"]),
     ("prefill_run", ["seed_8k", "--gpus", "64", "--plan", "TP=1,EP=64,CP=1"],
      {"scenario": "seed_8k", "gpus": 64, "plan": "TP=1,EP=64,CP=1"}, []),
     ("prefill_plan", ["seed_8k", "--gpus", "64", "--top", "3"],

@@ -84,6 +84,7 @@ struct SimResult {
   std::int64_t completed = 0;  // finished (= requests - rejected)
   std::int64_t rejected = 0;   // could never be admitted: KV need above an instance's capacity
   double makespan = 0;         // s: last completion (0 without requests)
+  double offered_rate = 0;     // 1/s: requests / last arrival time (0 when that is 0)
   Distribution ttft, tpot, e2e, queue_wait;
   std::int64_t slo_met = 0;
   double slo_attainment = 0;        // slo_met / completed

@@ -28,8 +28,8 @@ SimPool fixed_pool(double prefill, double decode, double decode_per_seq = 0) {
 
 // M/D/1: Poisson arrivals at lambda, one server, deterministic service D (one prefill step per
 // request, one output token, batch 1). Pollaczek-Khinchine mean wait in queue:
-// W_q = lambda E[S^2] / (2 (1 - rho)) = rho D / (2 (1 - rho)) (Kleinrock, Queueing Systems
-// Vol. 1, 1975, eq. 5.73; Gross & Harris, Fundamentals of Queueing Theory, sec. 5.1).
+// W_q = lambda E[S^2] / (2 (1 - rho)) = rho D / (2 (1 - rho)) (the Pollaczek-Khinchine mean
+// value formula for M/G/1 with E[S^2] = D^2; Kleinrock, Queueing Systems Vol. 1, 1975, ch. 5).
 TEST(ServeQueue, MD1MeanWaitMatchesPollaczekKhinchine) {
   const double d = 0.01, rho = 0.6, lambda = rho / d;
   const double pk = rho * d / (2 * (1 - rho));
@@ -58,8 +58,9 @@ TEST(ServeQueue, MD1MeanWaitMatchesPollaczekKhinchine) {
   EXPECT_LT(half / pk, 0.02);  // the interval is tight enough for the 2% claim to mean something
 }
 
-// Little's law L = lambda W on runs of every kind: colocated with batching and chunking,
-// bursty arrivals, disaggregated with a finite link, KV-limited admission.
+// Little's law L = lambda W (Little, Operations Research 9(3), 1961) on runs of every kind:
+// colocated with batching and chunking, bursty arrivals, disaggregated with a finite link,
+// KV-limited admission.
 TEST(ServeQueue, LittlesLawHoldsOnEveryRun) {
   ArrivalSpec a;
   a.rate = Frequency::si(300);
