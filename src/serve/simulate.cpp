@@ -368,7 +368,10 @@ class Simulation {
     const auto per_s = [&](double x) { return makespan > 0 ? x / makespan : 0.0; };
     r_.slo_attainment =
         r_.completed > 0 ? static_cast<double>(r_.slo_met) / static_cast<double>(r_.completed) : 0;
-    r_.goodput = per_s(static_cast<double>(r_.slo_met));
+    // Goodput over the arrival window (the offered rate x attainment), not over the makespan,
+    // whose drain after the last arrival would lower it with the run's length.
+    r_.goodput = last_arrival > 0 ? static_cast<double>(r_.slo_met) / last_arrival
+                                  : per_s(static_cast<double>(r_.slo_met));
     r_.throughput = per_s(static_cast<double>(r_.completed));
     r_.output_tokens_per_s = per_s(static_cast<double>(tokens));
     r_.tokens_per_s_per_gpu =

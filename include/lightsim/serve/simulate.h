@@ -88,7 +88,7 @@ struct SimResult {
   Distribution ttft, tpot, e2e, queue_wait;
   std::int64_t slo_met = 0;
   double slo_attainment = 0;        // slo_met / completed
-  double goodput = 0;               // 1/s: slo_met / makespan
+  double goodput = 0;               // 1/s: slo_met / last arrival time (makespan if that is 0)
   double throughput = 0;            // 1/s: completed / makespan
   double output_tokens_per_s = 0;   // 1/s
   double tokens_per_s_per_gpu = 0;  // 1/s: output tokens / makespan / GPUs
