@@ -91,7 +91,8 @@ void print_report(const serve::ServeReport& r, std::ostream& out) {
 }
 
 serve::ServeReport evaluate_serve(const ServeRunRequest& q, Env& env) {
-  const serve::ServeSetup setup = serve::prepare(q.scenario, env.load, env.ctx.seed());
+  const serve::ServeSetup setup =
+      serve::prepare(q.scenario, env.load, env.ctx.seed(), env.ctx.memory_budget());
   env.inputs_read();
   if (q.write_requests && !env.out.empty()) {
     prepare_output_dir(env.out);

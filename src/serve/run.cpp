@@ -3,8 +3,11 @@
 
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "lightsim/core/error.h"
 #include "lightsim/core/json.h"
+#include "lightsim/core/memory_budget.h"
 #include "lightsim/fabric/topology.h"
 #include "lightsim/model/transformer.h"
 #include "lightsim/serve/roofline.h"
@@ -28,12 +31,13 @@ SimPool sim_pool(const PoolModel& m, const PoolSpec& spec) {
 
 }  // namespace
 
-ServeSetup prepare(const std::string& scenario, const config::LoadOptions& load,
-                   std::uint64_t seed) {
-  return prepare(load_scenario(scenario, load), load, seed);
+ServeSetup prepare(const std::string& scenario, const config::LoadOptions& load, std::uint64_t seed,
+                   std::uint64_t memory_budget) {
+  return prepare(load_scenario(scenario, load), load, seed, memory_budget);
 }
 
-ServeSetup prepare(LoadedScenario scenario, const config::LoadOptions& load, std::uint64_t seed) {
+ServeSetup prepare(LoadedScenario scenario, const config::LoadOptions& load, std::uint64_t seed,
+                   std::uint64_t memory_budget) {
   ServeSetup s;
   s.scenario = std::move(scenario);
   s.seed = seed;
@@ -68,7 +72,15 @@ ServeSetup prepare(LoadedScenario scenario, const config::LoadOptions& load, std
     c.kv_latency = tier.alpha;
     s.kv_tier = topo.name + " " + tier.name;
   }
+  const auto check_memory = [&](std::uint64_t requests) {
+    if (memory_budget > 0)
+      require_memory(bytes_of(requests, kSimulationBytesPerRequest), memory_budget,
+                     fmt::format("a serving simulation of {} requests", requests));
+  };
+  if (sc.arrivals.process != ArrivalProcess::trace)
+    check_memory(static_cast<std::uint64_t>(sc.arrivals.requests));
   s.requests = scenario_requests(s.scenario, load, seed);
+  check_memory(s.requests.size());
   return s;
 }
 

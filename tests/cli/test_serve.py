@@ -72,6 +72,11 @@ class ServeCli(CliTest):
         self.assertExit(r, 2)
         self.assertIn("gpus_per_instance", r.err)
 
+    def test_memory_budget_refuses_a_huge_run_before_it_starts(self):
+        r = run("--memory-budget", "100 MB", "serve", "run", "chat_nvl72", "--set",
+                "arrivals.requests=10000000")
+        self.assertInputError(r, "serving simulation of 10000000 requests", "memory budget")
+
     def test_zero_arrivals_zero_load(self):
         r = run("--json", "serve", "run", "chat_nvl72", "--set", "arrivals.rate=0 Hz")
         self.assertExit(r, 0)

@@ -25,10 +25,13 @@ struct ServeSetup {
   std::string kv_tier;  // disaggregated: name of the tier the KV moves over
 };
 
-ServeSetup prepare(const std::string& scenario, const config::LoadOptions& load,
-                   std::uint64_t seed);
-// The same from a scenario already read (tests build one in code with step_model fixed).
-ServeSetup prepare(LoadedScenario scenario, const config::LoadOptions& load, std::uint64_t seed);
+// `memory_budget` > 0: an InputError (exit 2) before requests are generated, or once a trace is
+// read, when the simulation's estimate (kSimulationBytesPerRequest each) exceeds it.
+ServeSetup prepare(const std::string& scenario, const config::LoadOptions& load, std::uint64_t seed,
+                   std::uint64_t memory_budget = 0);
+// The same from a scenario already read (tests build one in code).
+ServeSetup prepare(LoadedScenario scenario, const config::LoadOptions& load, std::uint64_t seed,
+                   std::uint64_t memory_budget = 0);
 
 struct ServeReport {
   std::string scenario, description, model;

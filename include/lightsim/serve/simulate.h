@@ -100,6 +100,10 @@ struct SimResult {
   std::vector<RequestTimes> times;  // per request in input order (rejected: all 0)
 };
 
+// Upper estimate of the bytes a simulation allocates per request (the request, its state and
+// times, the event record, the latency lists): what a run checks against the memory budget.
+inline constexpr std::uint64_t kSimulationBytesPerRequest = 384;
+
 // `requests` sorted by arrival. Throws InternalError on a broken invariant only.
 SimResult simulate(const std::vector<Request>& requests, const SimConfig& config);
 
