@@ -26,6 +26,12 @@ class RooflineStepModel final : public StepModel {
         topology_(fabric::build_topology(pool.fabric.get())),
         gpus_(pool.gpus_per_instance),
         pool_name_(std::move(pool_name)) {
+    // The Evaluator times whole prompts of c + p tokens; its HBM check (weights + the whole
+    // prompt's activations) does not apply to a chunked step, whose activations the token
+    // budget bounds and whose KV the scheduler's admission has already reserved. Timing does
+    // not depend on the capacity (prefill/evaluate.cpp uses it only for the memory check).
+    timing_topology_ = topology_;
+    timing_topology_.gpu.hbm_capacity = DataSize::si(1e18);
     prefill_.model = scenario.model;
     prefill_.name = scenario.name;
     prefill_.dtypes = scenario.dtypes;
@@ -90,7 +96,7 @@ class RooflineStepModel final : public StepModel {
     if (it != times_.end()) return it->second;
     prefill::ScenarioSpec sc = prefill_;
     sc.sequence_length = static_cast<std::int64_t>(grid_value(i));
-    const prefill::Evaluator ev(sc, model_, topology_, gpus_);
+    const prefill::Evaluator ev(sc, model_, timing_topology_, gpus_);
     const prefill::Result r = ev.evaluate(plan_);
     LIGHTSIM_CHECK_AS(ConfigError, r.feasible,
                       "{}: prefill plan {} cannot prefill {} tokens on {}: {}", pool_name_,
@@ -101,6 +107,7 @@ class RooflineStepModel final : public StepModel {
 
   model::Transformer model_;
   fabric::Topology topology_;
+  fabric::Topology timing_topology_;  // topology_ with unbounded HBM (prefill timing only)
   std::int64_t gpus_;
   std::string pool_name_;
   prefill::ScenarioSpec prefill_;

@@ -270,3 +270,21 @@ TEST(Serve, ShippedChatScenarioRunsOnTheRooflineModel) {
 
 }  // namespace
 }  // namespace lightsim::serve
+
+namespace lightsim::serve {
+namespace {
+
+// A prompt whose whole-prompt activations exceed HBM is still prefilled in chunks: the
+// Evaluator's memory check does not apply to chunked steps (it was a ConfigError mid-run).
+TEST(Serve, LongPromptsArePrefilledInChunks) {
+  config::LoadOptions load = testing::shipped_configs();
+  load.assignments = config::Assignments({"arrivals.requests=2", "arrivals.prompt.median=1000000",
+                                          "arrivals.prompt.max=2000000", "arrivals.prompt.sigma=0",
+                                          "arrivals.output.sigma=0"});
+  const ServeReport r = run(prepare("chat_nvl72", load, 1));
+  EXPECT_EQ(r.sim.completed, 2);
+  EXPECT_GT(r.sim.ttft.p50, 10.0);  // a million tokens on one GPU take tens of seconds
+}
+
+}  // namespace
+}  // namespace lightsim::serve
