@@ -275,7 +275,7 @@ namespace lightsim::serve {
 namespace {
 
 // A prompt whose whole-prompt activations exceed HBM is still prefilled in chunks: the
-// Evaluator's memory check does not apply to chunked steps (it was a ConfigError mid-run).
+// Evaluator's whole-prompt memory check does not refuse chunked steps.
 TEST(Serve, LongPromptsArePrefilledInChunks) {
   config::LoadOptions load = testing::shipped_configs();
   load.assignments = config::Assignments({"arrivals.requests=2", "arrivals.prompt.median=1000000",
