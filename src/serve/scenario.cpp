@@ -56,6 +56,9 @@ void ArrivalSpec::describe(config::Schema<ArrivalSpec>& s) {
   s.rule([](const ArrivalSpec& a) -> std::optional<std::string> {
     if (a.process == ArrivalProcess::trace && a.trace.empty())
       return "process 'trace' needs a 'trace' file";
+    if (a.rate.si() > 0 && a.rate.si() < 1e-6)
+      return "'rate' must be 0 (no arrivals) or >= 1 uHz (arrival times stay below ~10^6 s per "
+             "request)";
     return std::nullopt;
   });
 }

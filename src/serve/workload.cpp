@@ -150,6 +150,8 @@ std::optional<double> parse_datetime(std::string_view s) {
 }  // namespace
 
 std::vector<Request> read_trace(const std::filesystem::path& file, const ArrivalSpec& spec) {
+  // A year and more: keeps every sum of times in the simulation finite.
+  constexpr double kMaxTraceSeconds = 1e9;
   constexpr std::uint64_t kMaxTraceBytes = std::uint64_t{256} << 20;  // 256 MiB, ~10^7 rows
   const std::string text = read_input_file(file, "trace file", kMaxTraceBytes);
   const std::string where = file.string();
@@ -208,6 +210,10 @@ std::vector<Request> read_trace(const std::filesystem::path& file, const Arrival
     if (t < 0)
       throw DataFormatError(fmt::format("{}:{}: {}: {} is negative (expected seconds >= 0)", where,
                                         line_no, spec.time_column, ts));
+    if (t > kMaxTraceSeconds)
+      throw DataFormatError(fmt::format(
+          "{}:{}: {}: {} is beyond {:g} s after the start (expected seconds in [0, {:g}])", where,
+          line_no, spec.time_column, ts, kMaxTraceSeconds, kMaxTraceSeconds));
     if (!out.empty() && t < last)
       throw DataFormatError(fmt::format(
           "{}:{}: {}: {} is before the previous request's time (rows must be sorted by time)",

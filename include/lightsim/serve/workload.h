@@ -26,7 +26,7 @@ std::vector<Request> generate_requests(const ArrivalSpec& spec, std::uint64_t se
 
 // Reads a trace CSV: a header line naming at least the three columns of `spec` (other columns
 // are ignored, columns are matched by name), then one request per line: arrival time in s
-// (>= 0, non-decreasing), prompt tokens and output tokens (integers >= 1). A missing file,
+// (in [0, 1e9] s, non-decreasing), prompt tokens and output tokens (integers >= 1). A missing file,
 // missing column, malformed or negative number, unsorted time or a trace without requests is
 // a DataFormatError "FILE:LINE: ..." (exit 2). Time columns named TIMESTAMP may also hold
 // ISO-8601 date-times ("2023-11-16 18:15:46.6805900"), read as seconds after the first row.

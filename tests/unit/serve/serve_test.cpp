@@ -173,6 +173,8 @@ TEST_F(TraceTest, BadLinesNameTheFileAndLine) {
   EXPECT_NE(error_of(head + "-1,10,2\n").find("trace.csv:2: arrival_s: -1 is negative"),
             std::string::npos);
   EXPECT_NE(error_of(head + "0,10\n").find("trace.csv:2: 2 fields"), std::string::npos);
+  EXPECT_NE(error_of(head + "0,10,2\n1e308,10,2\n").find("trace.csv:3: arrival_s: 1e308 is beyond"),
+            std::string::npos);
   EXPECT_NE(error_of("").find("trace.csv:1: empty trace"), std::string::npos);
   EXPECT_NE(error_of(head).find("header but no requests"), std::string::npos);
 }
