@@ -9,6 +9,7 @@
 #include "lightsim/photonics/register.h"
 #include "lightsim/prefill/register.h"
 #include "lightsim/prism/register.h"
+#include "lightsim/serve/register.h"
 #include "lightsim/studies/register.h"
 #include "lightsim/sweep/register.h"
 
@@ -22,6 +23,7 @@ void register_builtin(Registry& registry) {
   prism::register_all(registry);
   prefill::register_all(registry);
   decode::register_all(registry);
+  serve::register_all(registry);
   studies::register_all(registry);
   ops::register_all(registry);
   sweep::register_all(registry);

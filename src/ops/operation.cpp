@@ -120,6 +120,7 @@ std::string_view group_help(std::string_view group) {
       {"prism", "The Prism photonic KV-block selector"},
       {"fabric", "GPU fabrics and collective communication"},
       {"decode", "Per-token decode latency, power and cost"},
+      {"serve", "Request-level serving simulation: arrivals, batching, SLOs, goodput"},
       {"model", "Transformer models from config.json"},
       {"prefill", "MoE prefill performance: plans, search, study"},
       {"kv", "KV caches: generate, select blocks, calibrate"},

@@ -13,6 +13,7 @@ void register_prism_ops(Registry& registry);
 void register_prism_thermal_ops(Registry& registry);
 void register_fabric_ops(Registry& registry);
 void register_decode_ops(Registry& registry);
+void register_serve_ops(Registry& registry);
 void register_model_ops(Registry& registry);
 void register_prefill_ops(Registry& registry);
 void register_study_ops(Registry& registry);

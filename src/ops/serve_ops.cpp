@@ -1,0 +1,119 @@
+// Serving (docs/serving.md): serve_run, a request-level simulation of one serving scenario:
+// TTFT / TPOT / end-to-end latency percentiles, goodput under the SLOs, tokens/s per GPU, pool
+// utilisation, queue length over time and the Little's-law check.
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <algorithm>
+#include <ostream>
+
+#include "lightsim/core/atomic_file.h"
+#include "lightsim/core/json.h"
+#include "lightsim/ops/operation.h"
+#include "lightsim/ops/register.h"
+#include "lightsim/serve/run.h"
+
+namespace lightsim::ops {
+
+struct ServeRunRequest {
+  static constexpr std::string_view kind = "serve_run_request";
+  std::string scenario{};
+  bool write_requests = false;
+  static void describe(config::Schema<ServeRunRequest>& s) {
+    s.help("Request of serve run: one serving scenario.");
+    s.field("scenario", &ServeRunRequest::scenario,
+            "serving scenario name (configs/serve/) or YAML file")
+        .required();
+    s.field("write_requests", &ServeRunRequest::write_requests,
+            "write the simulated requests to <out>/requests.csv, a trace that process: trace "
+            "reads back (docs/serving.md, \"Traces\")");
+  }
+};
+
+namespace {
+
+void print_distribution(std::ostream& out, std::string_view name, const serve::Distribution& d) {
+  fmt::print(out, "  {:<11} {:>8} {:>10.4f} {:>10.4f} {:>10.4f} {:>10.4f} {:>10.4f}\n", name,
+             d.count, d.mean, d.p50, d.p90, d.p99, d.max);
+}
+
+void print_pool(std::ostream& out, std::string_view name, const serve::PoolUsage& u) {
+  fmt::print(out,
+             "  {:<10} {:>4} instances, {:>5} GPUs, utilisation {:>5.1f}%, {} steps, mean decode "
+             "batch {:.1f}\n",
+             name, u.instances, u.gpus, 100 * u.utilization, u.steps, u.mean_decode_batch);
+}
+
+void print_report(const serve::ServeReport& r, std::ostream& out) {
+  const serve::SimResult& s = r.sim;
+  fmt::print(out, "Serving scenario {}: {}\n", r.scenario, r.description);
+  fmt::print(out, "  {} pools on {}, {} step model{}, {} arrivals, seed {}\n", r.mode,
+             fmt::join(r.pool_fabrics, " -> "), r.step_model,
+             r.model.empty() ? "" : " (" + r.model + ")", r.arrivals, r.seed);
+  if (r.mode == "disaggregated")
+    fmt::print(
+        out,
+        "  KV transfer over tier {}: {:.1f} GB/s per prefill instance, {:.2f} us, mean {:.3f} ms\n",
+        r.kv_tier, r.kv_bandwidth / 1e9, r.kv_latency * 1e6, s.kv_transfer_time * 1e3);
+  fmt::print(out,
+             "  {} requests offered at {:.2f} req/s: {} completed, {} rejected (KV need above an "
+             "instance's capacity); makespan {:.2f} s\n",
+             s.requests, s.offered_rate, s.completed, s.rejected, s.makespan);
+  fmt::print(out, "\n  {:<11} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "latency (s)", "count",
+             "mean", "p50", "p90", "p99", "max");
+  print_distribution(out, "TTFT", s.ttft);
+  print_distribution(out, "TPOT", s.tpot);
+  print_distribution(out, "end to end", s.e2e);
+  print_distribution(out, "queue wait", s.queue_wait);
+  fmt::print(
+      out,
+      "\n  SLO TTFT <= {:.3f} s and TPOT <= {:.1f} ms: {} met ({:.1f}%), goodput {:.2f} req/s "
+      "of {:.2f} req/s\n",
+      r.slo_ttft, r.slo_tpot * 1e3, s.slo_met, 100 * s.slo_attainment, s.goodput, s.throughput);
+  fmt::print(out, "  output tokens: {:.0f}/s, {:.1f}/s per GPU ({} GPUs)\n", s.output_tokens_per_s,
+             s.tokens_per_s_per_gpu, s.gpus);
+  if (r.mode == "colocated") {
+    print_pool(out, "colocated", s.colocated);
+  } else {
+    print_pool(out, "prefill", s.prefill);
+    print_pool(out, "decode", s.decode);
+  }
+  fmt::print(out,
+             "  Little's law: L = {:.3f}, lambda W = {:.3f} x {:.4f} s (relative error {:.1e}); "
+             "queue L_q = {:.3f}, lambda W_q = {:.3f}\n",
+             s.little.l, s.little.lambda, s.little.w, s.little.relative_error, s.little.lq,
+             s.little.lambda * s.little.wq);
+  double peak = 0;
+  for (const serve::QueuePoint& p : s.queue_series) peak = std::max(peak, p.queued);
+  fmt::print(
+      out,
+      "  queue length over time: {} bins, peak bin mean {:.2f} waiting (--json: queue_series)\n",
+      s.queue_series.size(), peak);
+}
+
+serve::ServeReport evaluate_serve(const ServeRunRequest& q, Env& env) {
+  const serve::ServeSetup setup =
+      serve::prepare(q.scenario, env.load, env.ctx.seed(), env.ctx.memory_budget());
+  env.inputs_read();
+  if (q.write_requests && !env.out.empty()) {
+    prepare_output_dir(env.out);
+    write_file_atomic(env.out / "requests.csv", serve::trace_csv(setup.requests));
+  }
+  return serve::run(setup);
+}
+
+}  // namespace
+
+void register_serve_ops(Registry& registry) {
+  add<ServeRunRequest, serve::ServeReport>(
+      registry,
+      {.info = {.name = "serve_run",
+                .command = {"serve", "run"},
+                .help = "Request-level serving simulation: TTFT/TPOT, goodput, utilisation",
+                .positional = {"scenario"}},
+       .evaluate = evaluate_serve,
+       .to_json = [](const serve::ServeReport& r) { return serve::to_json(r); },
+       .print = print_report});
+}
+
+}  // namespace lightsim::ops

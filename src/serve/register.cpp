@@ -1,0 +1,12 @@
+// Spec kinds of the serve module, registered explicitly.
+#include "lightsim/serve/register.h"
+
+#include "lightsim/serve/scenario.h"
+
+namespace lightsim::serve {
+
+void register_all(Registry& registry) {
+  registry.add_spec<ScenarioSpec>();
+}
+
+}  // namespace lightsim::serve

@@ -1,0 +1,155 @@
+// The roofline step model over the prefill and decode modules (roofline.h).
+#include "lightsim/serve/roofline.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "lightsim/core/error.h"
+#include "lightsim/decode/step.h"
+#include "lightsim/fabric/topology.h"
+#include "lightsim/model/params.h"
+#include "lightsim/prefill/evaluate.h"
+#include "lightsim/prefill/plan.h"
+
+namespace lightsim::serve {
+
+namespace {
+
+class RooflineStepModel final : public StepModel {
+ public:
+  RooflineStepModel(const ScenarioSpec& scenario, const model::Transformer& model,
+                    const PoolSpec& pool, std::string pool_name)
+      : model_(model),
+        topology_(fabric::build_topology(pool.fabric.get())),
+        gpus_(pool.gpus_per_instance),
+        pool_name_(std::move(pool_name)) {
+    // The Evaluator times whole prompts of c + p tokens; its HBM check (weights + the whole
+    // prompt's activations) does not apply to a chunked step, whose activations the token
+    // budget bounds and whose KV the scheduler's admission has already reserved. Timing does
+    // not depend on the capacity (prefill/evaluate.cpp uses it only for the memory check).
+    timing_topology_ = topology_;
+    timing_topology_.gpu.hbm_capacity = DataSize::si(1e18);
+    prefill_.model = scenario.model;
+    prefill_.name = scenario.name;
+    prefill_.dtypes = scenario.dtypes;
+    prefill_.hbm_usable_fraction = scenario.hbm_usable_fraction;
+    prefill_.requests = 1;
+    plan_ = prefill::parse_plan(pool.plan, gpus_);
+    LIGHTSIM_CHECK_AS(ConfigError, plan_.gpus() == gpus_,
+                      "{}.plan: '{}' uses {} GPUs, the pool's gpus_per_instance is {}", pool_name_,
+                      pool.plan, plan_.gpus(), gpus_);
+    decode_.scenario.name = scenario.name;
+    decode_.scenario.model = scenario.model;
+    decode_.scenario.dtypes = scenario.dtypes;
+    decode_.scenario.hbm_usable_fraction = scenario.hbm_usable_fraction;
+    decode_.model = model;
+    gpu_.gpu = topology_.gpu;
+  }
+
+  // T(c) + max(0, T(c + p) - T(c) - T(p)) (roofline.h).
+  double prefill(std::int64_t tokens, double prior) const override {
+    const double c = static_cast<double>(tokens);
+    const double tc = prompt_time(c);
+    if (prior < 1) return tc;
+    return tc + std::max(0.0, prompt_time(c + prior) - tc - prompt_time(prior));
+  }
+
+  double decode(std::int64_t batch, double context) const override {
+    const auto ctx = static_cast<std::int64_t>(std::max(1.0, std::round(context)));
+    decode::StepReport r =
+        decode::evaluate_step(decode_, gpu_, decode::Attention::full, batch, ctx);
+    if (!r.feasible) {
+      // Beyond HBM only between grid points the scheduler's KV admission keeps it under: time
+      // the largest context that fits (the step is bound by the same weights and KV reads).
+      const double kv = model::kv_bytes_per_token(model_, decode_.scenario.dtypes);
+      const double weights = model::count_parameters(model_).total *
+                             model::bytes_per_value(decode_.scenario.dtypes.weights);
+      const double room =
+          gpu_.gpu.hbm_capacity.si() * decode_.scenario.hbm_usable_fraction - weights;
+      const auto fit =
+          static_cast<std::int64_t>(std::floor(room / (kv * static_cast<double>(batch))));
+      LIGHTSIM_CHECK_AS(ConfigError, fit >= 1,
+                        "{}: a decode batch of {} does not fit on one {}: {}", pool_name_, batch,
+                        gpu_.gpu.name, r.reason);
+      r = decode::evaluate_step(decode_, gpu_, decode::Attention::full, batch, std::min(ctx, fit));
+    }
+    return r.step_time;
+  }
+
+ private:
+  // Latency of one prompt of n tokens on the pool's plan, on a grid of 8 points per octave
+  // (integers below 16) with linear interpolation; one prefill Evaluator per grid point. The
+  // Evaluator needs >= 2 tokens per sequence (two zig-zag chunks), so T(n < 2) = T(2) n / 2.
+  double prompt_time(double n) const {
+    const int i = std::max(2, grid_index(n));
+    const double x0 = grid_value(i), x1 = grid_value(i + 1);
+    const double a = grid_time(i);
+    if (n <= x0) return a * n / x0;
+    return a + (n - x0) / (x1 - x0) * (grid_time(i + 1) - a);
+  }
+
+  double grid_time(int i) const {
+    const auto it = times_.find(i);
+    if (it != times_.end()) return it->second;
+    prefill::ScenarioSpec sc = prefill_;
+    sc.sequence_length = static_cast<std::int64_t>(grid_value(i));
+    const prefill::Evaluator ev(sc, model_, timing_topology_, gpus_);
+    const prefill::Result r = ev.evaluate(plan_);
+    LIGHTSIM_CHECK_AS(ConfigError, r.feasible,
+                      "{}: prefill plan {} cannot prefill {} tokens on {}: {}", pool_name_,
+                      prefill::format_plan(plan_), sc.sequence_length, topology_.name, r.reason);
+    times_.emplace(i, r.latency_s);
+    return r.latency_s;
+  }
+
+  model::Transformer model_;
+  fabric::Topology topology_;
+  fabric::Topology timing_topology_;  // topology_ with unbounded HBM (prefill timing only)
+  std::int64_t gpus_;
+  std::string pool_name_;
+  prefill::ScenarioSpec prefill_;
+  prefill::Plan plan_;
+  decode::DecodeSetup decode_;
+  decode::GpuOption gpu_;
+  mutable std::map<int, double> times_;
+};
+
+}  // namespace
+
+PoolModel roofline_pool(const ScenarioSpec& scenario, const model::Transformer& model,
+                        const PoolSpec& pool, std::string_view pool_name, bool needs_decode) {
+  LIGHTSIM_CHECK_AS(ConfigError, !needs_decode || pool.gpus_per_instance == 1,
+                    "{}.gpus_per_instance: {} (the decode step model runs one replica per GPU; "
+                    "use 1 for a pool that decodes, or step_model: fixed)",
+                    pool_name, pool.gpus_per_instance);
+  const fabric::GpuSpec& gpu = pool.fabric.get().gpu;
+  const double weights =
+      model::count_parameters(model).total * model::bytes_per_value(scenario.dtypes.weights);
+  const double hbm = static_cast<double>(pool.gpus_per_instance) * gpu.hbm_capacity.si() *
+                     scenario.hbm_usable_fraction;
+  LIGHTSIM_CHECK_AS(ConfigError, weights < hbm,
+                    "{}: the weights of {} ({:.1f} GB) do not fit in {:.0f}% of the HBM of {} x {} "
+                    "({:.1f} GB)",
+                    pool_name, model.name, weights / 1e9, 100 * scenario.hbm_usable_fraction,
+                    pool.gpus_per_instance, gpu.name, hbm / 1e9);
+  PoolModel out;
+  out.steps = std::make_shared<RooflineStepModel>(scenario, model, pool, std::string(pool_name));
+  out.memory.kv_bytes_per_token = model::kv_bytes_per_token(model, scenario.dtypes);
+  out.memory.kv_capacity = hbm - weights;
+  out.gpus_per_instance = pool.gpus_per_instance;
+  return out;
+}
+
+PoolModel fixed_pool(const ScenarioSpec& scenario, const PoolSpec& pool) {
+  PoolModel out;
+  out.steps = std::make_shared<FixedStepModel>(scenario.fixed_steps);
+  out.memory.kv_bytes_per_token = scenario.fixed_steps.kv_bytes_per_token.si();
+  out.memory.kv_capacity = scenario.fixed_steps.kv_capacity.si();
+  out.gpus_per_instance = pool.gpus_per_instance;
+  return out;
+}
+
+}  // namespace lightsim::serve

@@ -1,0 +1,90 @@
+"""`lightsim serve run` as a user runs it: JSON, traces, determinism and bad traces (exit 2)."""
+import unittest
+
+from clitest import CliTest, run
+
+SMALL = ["--set", "arrivals.requests=400"]
+HEADER = "arrival_s,prompt_tokens,output_tokens\n"
+
+
+class ServeCli(CliTest):
+    def test_run_prints_latencies_goodput_and_little(self):
+        r = run("serve", "run", "chat_nvl72", *SMALL)
+        self.assertExit(r, 0)
+        for text in ("TTFT", "TPOT", "goodput", "Little's law", "utilisation"):
+            self.assertIn(text, r.out)
+
+    def test_json_and_identical_for_any_thread_count(self):
+        one = run("--threads", "1", "--json", "serve", "run", "chat_nvl72", *SMALL)
+        two = run("--threads", "2", "--json", "serve", "run", "chat_nvl72", *SMALL)
+        self.assertExit(one, 0)
+        self.assertEqual(one.out, two.out)
+        doc = one.json()
+        self.assertEqual(doc["completed"], 400)
+        self.assertEqual(doc["ttft"]["count"], 400)
+        self.assertLess(doc["little"]["relative_error"], 1e-9)
+        self.assertEqual(len(doc["queue_series"]), 40)
+        other = run("--seed", "2", "--json", "serve", "run", "chat_nvl72", *SMALL)
+        self.assertNotEqual(other.json()["e2e"], doc["e2e"])
+
+    def test_written_requests_replay_as_a_trace(self):
+        r = run("--out", self.tmp, "--json", "serve", "run", "chat_nvl72", "--write-requests",
+                *SMALL)
+        self.assertExit(r, 0)
+        trace = self.tmp / "requests.csv"
+        self.assertTrue(trace.exists())
+        replay = run("--json", "serve", "run", "chat_nvl72", "--set", "arrivals.process=trace",
+                     "--set", f"arrivals.trace={trace}")
+        self.assertExit(replay, 0)
+        self.assertEqual(replay.json()["completed"], 400)
+        # Times are written to the microsecond, so the replay matches to that precision.
+        self.assertAlmostEqual(replay.json()["e2e"]["mean_s"], r.json()["e2e"]["mean_s"], places=4)
+
+    def test_shipped_traces_run(self):
+        for name in ("chat_poisson_500", "bursty_gamma_cv4_500"):
+            r = run("--json", "serve", "run", "chat_nvl72", "--set", "arrivals.process=trace",
+                    "--set", f"arrivals.trace=traces/{name}.csv")
+            self.assertExit(r, 0)
+            self.assertEqual(r.json()["completed"], 500)
+
+    def trace_error(self, text, *fragments):
+        path = self.write("bad.csv", text)
+        r = run("serve", "run", "chat_nvl72", "--set", "arrivals.process=trace", "--set",
+                f"arrivals.trace={path}")
+        self.assertInputError(r, str(path), *fragments)
+
+    def test_bad_traces_exit_2_naming_the_line(self):
+        self.trace_error("arrival_s,prompt_tokens\n0,5\n", ":1:", "no column 'output_tokens'")
+        self.trace_error(HEADER + "0,10,5\n0.5,-3,5\n", ":3:", "prompt_tokens", "-3")
+        self.trace_error(HEADER + "0,10,5\n0.5,10,2.5\n", ":3:", "output_tokens")
+        self.trace_error(HEADER + "1,10,5\n0.5,10,5\n", ":3:", "before the previous")
+        self.trace_error(HEADER, "no requests")
+        self.trace_error("", ":1:", "empty trace")
+        r = run("serve", "run", "chat_nvl72", "--set", "arrivals.process=trace", "--set",
+                "arrivals.trace=no/such.csv")
+        self.assertExit(r, 2)
+
+    def test_bad_scenario_keys_exit_2(self):
+        r = run("serve", "run", "chat_nvl72", "--set", "arrivals.cv=-1")
+        self.assertExit(r, 2)
+        self.assertIn("arrivals.cv", r.err)
+        r = run("serve", "run", "chat_nvl72", "--set", "colocated.gpus_per_instance=2")
+        self.assertExit(r, 2)
+        self.assertIn("gpus_per_instance", r.err)
+
+    def test_memory_budget_refuses_a_huge_run_before_it_starts(self):
+        r = run("--memory-budget", "100 MB", "serve", "run", "chat_nvl72", "--set",
+                "arrivals.requests=10000000")
+        self.assertInputError(r, "serving simulation of 10000000 requests", "memory budget")
+
+    def test_zero_arrivals_zero_load(self):
+        r = run("--json", "serve", "run", "chat_nvl72", "--set", "arrivals.rate=0 Hz")
+        self.assertExit(r, 0)
+        doc = r.json()
+        self.assertEqual(doc["completed"], 0)
+        self.assertEqual(doc["pools"]["colocated"]["utilization"], 0)
+        self.assertNotIn("NaN", r.out)
+
+
+if __name__ == "__main__":
+    unittest.main()
