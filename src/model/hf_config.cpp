@@ -594,6 +594,17 @@ Transformer read_hf_config(const config::Node& document, std::string name) {
   else
     family->read(top, m);
   if (const Node* q = top.get("quantization_config"); q != nullptr) read_quantization(*q, m, "");
+  // An unquantized float32 checkpoint stores 4 bytes per weight (torch_dtype stays listed as
+  // metadata: it does not change shapes or FLOPs).
+  const Node* text = document.find("text_config");
+  for (const Node* map : {&document, text})
+    for (const char* key : {"torch_dtype", "dtype"})
+      if (const Node* n = map != nullptr && map->is_map() ? map->find(key) : nullptr;
+          n != nullptr && n->is_scalar() && n->scalar() == "float32" &&
+          m.checkpoint.method == "bf16") {
+        m.checkpoint.method = "float32";
+        m.checkpoint.other_bits = 32;
+      }
   top.finish(meta, m.ignored_fields);
   if (m.layers.empty()) top.fail(document, "num_hidden_layers", "must be at least 1");
   if (m.moe.routed_experts > 0 && m.moe.experts_per_token > m.moe.routed_experts)

@@ -120,14 +120,16 @@ ParameterCount count_parameters(const Transformer& m) {
             (3.0 * h + 2.0 * h * h + layer_parameters(m, moe_layer).total() + 2.0 * d(m.vocab) * h);
   }
   // Checkpoint bytes: quantized tensors are the routed experts (experts_only) or every linear
-  // layer of the decoder (attention, dense and expert FFNs; not embedding, LM head, routers).
+  // layer of the decoder (attention, dense and expert FFNs; not embedding, LM head, routers);
+  // the rest is stored at other_bits (bf16, or float32 for a float32 torch_dtype).
   const Checkpoint& k = m.checkpoint;
   const double quantized = k.experts_only
                                ? c.routed_experts
                                : c.attention + c.dense_ffn + c.routed_experts + c.shared_experts;
-  const double bf16 = k.method == "bf16" ? c.total : c.total - quantized;
+  const bool quantized_checkpoint = k.method != "bf16" && k.method != "float32";
+  const double rest = quantized_checkpoint ? c.total - quantized : c.total;
   c.checkpoint_bytes =
-      k.method == "bf16" ? 2.0 * c.total : bf16 * 2.0 + quantized * k.quantized_bits / 8.0;
+      rest * k.other_bits / 8.0 + (quantized_checkpoint ? quantized * k.quantized_bits / 8.0 : 0.0);
   return c;
 }
 

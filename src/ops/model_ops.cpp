@@ -149,9 +149,12 @@ void print_report(const model::Transformer& m, const model::ParameterCount& c,
              model::kv_values_per_token_per_layer(m), model::kv_bytes_per_token(m, r.dtypes) / 1024,
              model::dtype_name(r.dtypes.kv_cache));
   if (m.checkpoint.method != "bf16")
-    fmt::print(out, "checkpoint: {:.2f} GB ({} at {:.4g} bits per {} weight, the rest bf16)\n",
-               c.checkpoint_bytes / 1e9, m.checkpoint.method, m.checkpoint.quantized_bits,
-               m.checkpoint.experts_only ? "routed-expert" : "linear-layer");
+    fmt::print(out, "checkpoint: {:.2f} GB ({})\n", c.checkpoint_bytes / 1e9,
+               m.checkpoint.method == "float32"
+                   ? std::string("float32")
+                   : fmt::format("{} at {:.4g} bits per {} weight, the rest bf16",
+                                 m.checkpoint.method, m.checkpoint.quantized_bits,
+                                 m.checkpoint.experts_only ? "routed-expert" : "linear-layer"));
   if (!cost_unavailable.empty()) {
     fmt::print(out, "cost: not available: the operator cost model does not represent {} yet\n",
                cost_unavailable);

@@ -87,9 +87,10 @@ struct Moe {
 // How the checkpoint stores its weights (quantization_config), for the bytes it occupies. The
 // simulated number formats come from the DTypePolicy, not from here.
 struct Checkpoint {
-  std::string method = "bf16";  // quant_method, or the torch dtype when unquantized
+  std::string method = "bf16";  // quant_method, "bf16", or "float32" (torch_dtype) unquantized
   double quantized_bits = 16;   // bits per quantized weight, scales included
-  bool experts_only = false;    // only the routed experts are quantized (the rest bf16)
+  double other_bits = 16;       // bits of every weight that is not quantized
+  bool experts_only = false;    // only the routed experts are quantized
   bool operator==(const Checkpoint&) const = default;
 };
 

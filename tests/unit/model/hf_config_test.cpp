@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "lightsim/model/cost.h"
+#include "lightsim/model/params.h"
 #include "lightsim/model/transformer.h"
 
 namespace lightsim::model {
@@ -107,6 +108,36 @@ TEST(HfConfig, UnknownLayerKindAndQuantizationAreErrorsNamingTheKey) {
               "weight_block_size": [128, 128], "group_size": 64})");
   EXPECT_NE(error_of(json).find("quantization_config.group_size: unknown field"), std::string::npos)
       << error_of(json);
+}
+
+TEST(HfConfig, CheckpointBytesFollowTorchDtypeAndQuantization) {
+  const double total = count_parameters(parse(kLlama)).total;
+  EXPECT_DOUBLE_EQ(count_parameters(parse(kLlama)).checkpoint_bytes, 2 * total);
+  std::string fp32 = kLlama;
+  fp32.insert(fp32.size() - 1, R"(, "torch_dtype": "float32")");
+  const Transformer m = parse(fp32);
+  EXPECT_EQ(m.checkpoint.method, "float32");
+  EXPECT_DOUBLE_EQ(count_parameters(m).checkpoint_bytes, 4 * total);
+  ASSERT_EQ(m.ignored_fields.size(), 2u);  // torch_dtype is still listed as metadata
+}
+
+// Mistral-7B-v0.1-style sliding_window applies to every layer; Qwen3-Next's layer_types must
+// list every layer.
+TEST(HfConfig, MistralSlidingWindowAndLayerTypesLength) {
+  std::string mistral = kLlama;
+  mistral.replace(mistral.find("\"llama\""), 7, "\"mistral\"");
+  mistral.insert(mistral.size() - 1, R"(, "sliding_window": 4096)");
+  const Transformer m = parse(mistral);
+  for (const LayerShape& l : m.layers) EXPECT_EQ(l.sliding_window, 4096);
+  EXPECT_EQ(unmodelled_cost_feature(m), "sliding_window (sliding-window attention layers)");
+  std::string qwen = R"({"model_type": "qwen3_next", "hidden_size": 64, "intermediate_size": 128,
+    "num_attention_heads": 4, "num_hidden_layers": 2, "vocab_size": 10, "head_dim": 16,
+    "linear_num_key_heads": 2, "linear_num_value_heads": 4, "linear_key_head_dim": 8,
+    "linear_value_head_dim": 8, "linear_conv_kernel_dim": 4, "hidden_act": "silu",
+    "layer_types": ["linear_attention"]})";
+  EXPECT_NE(error_of(qwen).find("layer_types: expected a list of num_hidden_layers = 2"),
+            std::string::npos)
+      << error_of(qwen);
 }
 
 TEST(HfConfig, MalformedValuesNameTheField) {
