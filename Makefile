@@ -3,8 +3,9 @@
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
-# Seconds each libFuzzer target runs in `make fuzz` and `make test`.
-FUZZ_SECONDS ?= 60
+# Seconds each libFuzzer target runs in `make fuzz` and `make test` (a smoke run over the seeds
+# and kept inputs; `make fuzz FUZZ_SECONDS=600` explores for longer).
+FUZZ_SECONDS ?= 30
 # libFuzzer's -seed for those runs: 1 repeats the same mutations on every clean clone (the
 # gate of `make test`); `make fuzz FUZZ_SEED=0` draws a new seed each run (exploration).
 FUZZ_SEED ?= 1
@@ -12,6 +13,12 @@ FUZZ_SEED ?= 1
 # the threaded KV generation and evaluation (kv), the parallel studies (studies) and the
 # threaded sweep runner (sweep). Add a module here when it gains threads.
 TSAN_MODULES ?= core kv studies sweep
+# Unit tests that judge a statistical quality over many large draws run in Release only: under
+# a sanitizer they cost minutes (kv.KvFit.RecoversKnownKnobs: 9 s in Release, 91 s under ASan,
+# 52 s under TSan) while the same code paths run there through the smaller tests of the same
+# suite (kv.KvFit.IsDeterministicAcrossThreadCounts, ...UnreachableStatistics...). A ctest -E
+# regex.
+SANITIZER_SKIP ?= ^kv\.KvFit\.RecoversKnownKnobs$$
 # LLVM's OpenMP race-detection tool: makes libomp's synchronization visible to ThreadSanitizer.
 ARCHER     ?= /usr/lib/llvm-14/lib/libarcher.so
 JOBS       ?= $(shell nproc)
@@ -54,9 +61,9 @@ asan: setup $(ASAN_BUILD)/build.ninja
 test-asan: asan
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
-	  ctest --output-on-failure --no-tests=error -L unit -j $(JOBS)
+	  ctest --output-on-failure --no-tests=error -L unit -E '$(SANITIZER_SKIP)' -j $(JOBS)
 
-# Each libFuzzer target for FUZZ_SECONDS (default 60), two at a time. New inputs that reach new
+# Each libFuzzer target for FUZZ_SECONDS (default 30), two at a time. New inputs that reach new
 # code are kept in $(ASAN_BUILD)/fuzz-corpus/<name>/.
 fuzz: asan
 	cd $(ASAN_BUILD) && ctest --output-on-failure --no-tests=error -L '^fuzz$$' -j $(JOBS)
@@ -77,6 +84,7 @@ test-tsan: tsan
 	    suppressions=$(CURDIR)/tests/tsan.supp" \
 	  OMP_TOOL_LIBRARIES=$(ARCHER) \
 	  ctest --output-on-failure --no-tests=error -L unit -R '^($(subst $(space),|,$(TSAN_MODULES)))\.' \
+	  -E '$(SANITIZER_SKIP)' \
 	  -j $(JOBS)
 
 # The whole suite, in four phases (docs/hardening.md): (1) Release (GCC): every ctest test;

@@ -17,6 +17,40 @@ bool launched_by_mpi() {
   return false;
 }
 
+namespace {
+
+// The number in environment variable `var`, 0 when unset or not a number.
+long env_count(const char* var) {
+  const char* text = std::getenv(var);
+  if (text == nullptr) return 0;
+  char* end = nullptr;
+  const long n = std::strtol(text, &end, 10);
+  return end != text && *end == '\0' ? n : 0;
+}
+
+}  // namespace
+
+void check_launcher_has_pmi(const sweep::Shard& shard) {
+  if (!shard.whole()) return;
+  // Set by srun for the tasks of a job step (not in a batch script itself, whose
+  // SLURM_NTASKS may be > 1 while one process runs).
+  const long tasks = env_count("SLURM_STEP_NUM_TASKS");
+  LIGHTSIM_CHECK_AS(UsageError, tasks <= 1 || launched_by_mpi(),
+                    "sweep: this is one of {} tasks started by srun without PMI (no PMIX_RANK, "
+                    "PMI_RANK or PMI_SIZE in the environment), so every task would run the whole "
+                    "sweep into one store; start it with `srun --mpi=pmix` (or pmi2), or give each "
+                    "task a shard: --shard $SLURM_PROCID/$SLURM_NTASKS",
+                    tasks);
+#ifndef LIGHTSIM_HAVE_MPI
+  const long ranks = env_count("OMPI_COMM_WORLD_SIZE");
+  LIGHTSIM_CHECK_AS(UsageError, ranks <= 1,
+                    "sweep: started by mpirun as one of {} ranks, but this lightsim was built "
+                    "without MPI (install libopenmpi-dev and rebuild), so every rank would run "
+                    "the whole sweep; run one process, or give each rank a shard with --shard",
+                    ranks);
+#endif
+}
+
 #ifdef LIGHTSIM_HAVE_MPI
 namespace {
 

@@ -11,6 +11,13 @@ namespace lightsim::cli {
 // PMIx), read from the launcher's environment variables.
 bool launched_by_mpi();
 
+// Throws UsageError when this process is one of several tasks that a launcher started without
+// a way to talk to each other, so that each would run the whole sweep into the same store:
+// srun without PMI (`--mpi=none`: SLURM_STEP_NUM_TASKS > 1 and no PMI/PMIx variable), or mpirun
+// with a build of lightsim without MPI. A run given a shard of its own
+// (--shard, e.g. $SLURM_PROCID/$SLURM_NTASKS) is allowed.
+void check_launcher_has_pmi(const sweep::Shard& shard);
+
 // An MPI_COMM_WORLD communicator when this build has MPI and launched_by_mpi(), else a
 // SingleProcess. MPI is initialized here (MPI_THREAD_FUNNELED: only the calling thread
 // makes MPI calls) and finalized when the returned object is destroyed.

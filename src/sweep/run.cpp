@@ -71,14 +71,16 @@ Json run_share(const std::vector<std::size_t>& share, const std::vector<Point>& 
 }  // namespace
 
 Json store_header(const SweepSpec& spec, const std::string& spec_text, const Target& target,
-                  std::size_t points, std::uint64_t seed) {
-  return {{"lightsim_sweep", 1},
-          {"name", spec.name},
-          {"target", spec.target},
-          {"points", points},
-          {"seed", seed},
-          {"spec_hash", fnv1a_hex(spec_text + "\n" + target.fingerprint())},
-          {"lightsim_version", LIGHTSIM_VERSION}};
+                  std::size_t points, std::uint64_t seed, const Shard& shard) {
+  Json header = {{"lightsim_sweep", 1},
+                 {"name", spec.name},
+                 {"target", spec.target},
+                 {"points", points},
+                 {"seed", seed},
+                 {"spec_hash", fnv1a_hex(spec_text + "\n" + target.fingerprint())},
+                 {"lightsim_version", LIGHTSIM_VERSION}};
+  if (!shard.whole()) header["shard"] = shard.text();
+  return header;
 }
 
 SweepSummary run_sweep(const SweepSpec& spec, const Json& header, const Target& target,
@@ -86,8 +88,14 @@ SweepSummary run_sweep(const SweepSpec& spec, const Json& header, const Target& 
                        Communicator& comm) {
   const bool root = comm.rank() == 0;
   SweepSummary summary;
-  summary.store = options.out / (spec.name + ".jsonl");
+  const Shard& shard = options.shard;
+  LIGHTSIM_CHECK(header.value("shard", Shard{}.text()) == shard.text(),
+                 "sweep header's shard {} is not the run's {}", header.value("shard", ""),
+                 shard.text());
+  summary.store = options.out / shard.store_file(spec.name);
   summary.points = points.size();
+  summary.shard = shard.whole() ? "" : shard.text();
+  for (const Point& p : points) summary.shard_points += shard.owns(p.index) ? 1 : 0;
   summary.spec_hash = header.at("spec_hash").get<std::string>();
 
   // Rank 0 opens the store; every rank learns the pending points (or the error).
@@ -107,7 +115,7 @@ SweepSummary run_sweep(const SweepSpec& spec, const Json& header, const Target& 
       std::vector<bool> have(points.size(), false);
       for (std::size_t i : store->done()) have[i] = true;
       for (std::size_t i = 0; i < points.size(); ++i)
-        if (!have[i]) pending.push_back(i);
+        if (!have[i] && shard.owns(i)) pending.push_back(i);
       msg = {{"pending", pending}, {"done", store->size()}, {"dropped", store->dropped_bytes()}};
     } catch (const InputError& e) {
       open_error = std::current_exception();
@@ -169,12 +177,12 @@ SweepSummary run_sweep(const SweepSpec& spec, const Json& header, const Target& 
           v = {"cancelled",
                fmt::format("sweep '{}' interrupted: {} of {} points are in {}; run the same "
                            "command with --resume to continue",
-                           spec.name, store->size(), points.size(), summary.store.string())};
+                           spec.name, store->size(), summary.shard_points, summary.store.string())};
         else if (!v.stop.empty())
           v.message += fmt::format(
               " ({} of {} points are in {}; fix the point and rerun with "
               "--resume)",
-              store->size(), points.size(), summary.store.string());
+              store->size(), summary.shard_points, summary.store.string());
       } catch (const std::exception& ex) {
         v = {"error", ex.what()};
       }

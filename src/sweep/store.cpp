@@ -83,54 +83,102 @@ ResultStore::ResultStore(std::filesystem::path path, const Json& header, bool re
   }
 }
 
+StoreFile parse_store(const std::string& text, const std::string& where) {
+  StoreFile f;
+  const auto first_newline = text.find('\n');
+  LIGHTSIM_CHECK_AS(DataFormatError, first_newline != std::string::npos,
+                    "{}: not a sweep store: no complete header line", where);
+  f.header_line = text.substr(0, first_newline);
+  try {
+    f.header = Json::parse(f.header_line);
+  } catch (const std::exception& e) {
+    LIGHTSIM_THROW(DataFormatError, "{}:1: not a sweep store header: {}", where, e.what());
+  }
+  LIGHTSIM_CHECK_AS(
+      DataFormatError,
+      f.header.is_object() && f.header.contains("spec_hash") && f.header.contains("seed") &&
+          f.header.contains("points") && f.header["points"].is_number_unsigned(),
+      "{}:1: not a sweep store header (a JSON object with spec_hash, seed and points)", where);
+  if (f.header.contains("shard")) {
+    const Json& shard = f.header["shard"];
+    LIGHTSIM_CHECK_AS(DataFormatError, shard.is_string(),
+                      "{}:1: the header's shard {} is not \"I/N\"", where, shard.dump());
+    try {
+      f.shard = parse_shard(shard.get<std::string>(), "the header's shard");
+    } catch (const UsageError& e) {
+      LIGHTSIM_THROW(DataFormatError, "{}:1: {}", where, e.what());
+    }
+  }
+  const auto last_newline = text.rfind('\n');
+  f.torn_bytes = text.size() - last_newline - 1;
+  std::size_t pos = first_newline + 1;
+  for (std::size_t line_no = 2; pos <= last_newline; ++line_no) {
+    const auto end = text.find('\n', pos);
+    StoreFile::Record r;
+    r.line_no = line_no;
+    r.line = text.substr(pos, end - pos);
+    pos = end + 1;
+    const std::string at = fmt::format("{}:{}", where, line_no);
+    try {
+      r.json = Json::parse(r.line);
+    } catch (const std::exception& e) {
+      LIGHTSIM_THROW(DataFormatError, "{}: not a sweep record: {}", at, e.what());
+    }
+    LIGHTSIM_CHECK_AS(DataFormatError, r.json.is_object() && r.json.contains("index"),
+                      "{}: not a sweep record (a JSON object with an \"index\")", at);
+    const Json& index = r.json["index"];
+    LIGHTSIM_CHECK_AS(DataFormatError, index.is_number_unsigned(),
+                      "{}: the record's index {} is not a point index", at, index.dump());
+    r.index = index.get<std::size_t>();
+    f.records.push_back(std::move(r));
+  }
+  return f;
+}
+
+StoreFile read_store(const std::filesystem::path& path) {
+  return parse_store(read_input_file(path, "sweep store", kMaxSweepStoreBytes), path.string());
+}
+
 void ResultStore::open(const Json& header, bool resume) {
   remove_stale_temp_files(path_);
   const auto points = header.at("points").get<std::size_t>();
   LIGHTSIM_CHECK(points == points_.size(), "sweep store '{}': header says {} points, given {}",
                  path_.string(), points, points_.size());
+  if (header.contains("shard")) shard_ = parse_shard(header["shard"].get<std::string>(), "shard");
   have_.assign(points, false);
   const bool exists = std::filesystem::exists(path_);
   LIGHTSIM_CHECK_AS(InputError, resume || !exists,
                     "sweep store '{}' already exists: run with --resume to continue it, or "
                     "delete it to start over",
                     path_.string());
-  std::string text =
+  const std::string text =
       exists ? read_input_file(path_, "sweep store", kMaxSweepStoreBytes) : std::string();
-  const auto first_newline = text.find('\n');
-  if (first_newline == std::string::npos) {  // new, empty, or a header that never completed
+  if (text.find('\n') == std::string::npos) {  // new, empty, or a header that never completed
     write_file_atomic(path_, header_line_ + "\n");
   } else {
     const std::string where = path_.string();
-    Json old;
-    try {
-      old = Json::parse(text.substr(0, first_newline));
-    } catch (const std::exception& e) {
-      LIGHTSIM_THROW(DataFormatError, "{}:1: not a sweep store header: {}", where, e.what());
-    }
-    for (const char* key : {"spec_hash", "seed", "points"})
-      LIGHTSIM_CHECK_AS(ConfigError, old.contains(key) && old[key] == header.at(key),
+    StoreFile file = parse_store(text, where);
+    const Json& old = file.header;
+    const auto value_of = [](const Json& j, const char* key) {
+      return j.contains(key) ? j[key].dump() : std::string("missing");
+    };
+    for (const char* key : {"spec_hash", "seed", "points", "shard"})
+      LIGHTSIM_CHECK_AS(ConfigError, value_of(old, key) == value_of(header, key),
                         "{}: cannot resume: the store's {} is {}, this run's is {} (the sweep "
-                        "spec, its base config, --set or --seed changed); delete the store or "
-                        "give the sweep another name",
-                        where, key, old.contains(key) ? old[key].dump() : "missing",
-                        header.at(key).dump());
-    header_line_ = text.substr(0, first_newline);
-    const auto last_newline = text.rfind('\n');
-    if (last_newline + 1 != text.size()) {  // torn last line: cut it off
-      dropped_bytes_ = text.size() - last_newline - 1;
-      text.resize(last_newline + 1);
-      std::filesystem::resize_file(path_, text.size());
+                        "spec, its base config, --set, --seed or --shard changed); delete the "
+                        "store or give the sweep another name",
+                        where, key, value_of(old, key), value_of(header, key));
+    header_line_ = file.header_line;
+    if (file.torn_bytes > 0) {  // torn last line: cut it off
+      dropped_bytes_ = file.torn_bytes;
+      std::filesystem::resize_file(path_, text.size() - file.torn_bytes);
     }
-    std::size_t pos = first_newline + 1;
-    for (std::size_t line_no = 2; pos < text.size(); ++line_no) {
-      const auto end = text.find('\n', pos);
-      std::string line = text.substr(pos, end - pos);
-      pos = end + 1;
-      const std::size_t index = verify_record(line, line_no);
-      LIGHTSIM_CHECK_AS(DataFormatError, !have_[index], "{}:{}: point {} stored twice", where,
-                        line_no, index);
-      have_[index] = true;
-      lines_.emplace_back(index, std::move(line));
+    for (StoreFile::Record& r : file.records) {
+      verify_record(r);
+      LIGHTSIM_CHECK_AS(DataFormatError, !have_[r.index], "{}:{}: point {} stored twice", where,
+                        r.line_no, r.index);
+      have_[r.index] = true;
+      lines_.emplace_back(r.index, std::move(r.line));
     }
   }
   fd_ = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
@@ -140,22 +188,16 @@ void ResultStore::open(const Json& header, bool resume) {
                     std::strerror(errno));
 }
 
-std::size_t ResultStore::verify_record(const std::string& line, std::size_t line_no) const {
-  const std::string where = fmt::format("{}:{}", path_.string(), line_no);
-  Json record;
-  try {
-    record = Json::parse(line);
-  } catch (const std::exception& e) {
-    LIGHTSIM_THROW(DataFormatError, "{}: not a sweep record: {}", where, e.what());
-  }
-  LIGHTSIM_CHECK_AS(DataFormatError, record.is_object() && record.contains("index"),
-                    "{}: not a sweep record (a JSON object with an \"index\")", where);
-  const Json& at = record["index"];
-  LIGHTSIM_CHECK_AS(DataFormatError, at.is_number_unsigned(),
-                    "{}: the record's index {} is not a point index", where, at.dump());
-  const auto index = at.get<std::size_t>();
+void ResultStore::verify_record(const StoreFile::Record& r) const {
+  const std::string where = fmt::format("{}:{}", path_.string(), r.line_no);
+  const Json& record = r.json;
+  const std::size_t index = r.index;
   LIGHTSIM_CHECK_AS(DataFormatError, index < points_.size(), "{}: point index {} >= {} points",
                     where, index, points_.size());
+  LIGHTSIM_CHECK_AS(DataFormatError, shard_.owns(index),
+                    "{}: point {} is not in shard {} of this store (its points are the indices "
+                    "equal to {} mod {})",
+                    where, index, shard_.text(), shard_.index, shard_.count);
   const StoredPoint& want = points_[index];
   const auto text_of = [&](const char* key) {
     return record.contains(key) ? record[key].dump() : std::string("missing");
@@ -178,7 +220,6 @@ std::size_t ResultStore::verify_record(const std::string& line, std::size_t line
   LIGHTSIM_CHECK_AS(DataFormatError, record.size() == 4,
                     "{}: the record of point {} has keys besides index, id, values and result",
                     where, index);
-  return index;
 }
 
 ResultStore::~ResultStore() {

@@ -26,9 +26,11 @@ class Result:
         return f"exit {self.code}\n--- stdout\n{self.out}\n--- stderr\n{self.err}"
 
 
-def run(*args, cwd=None, timeout=120):
+def run(*args, cwd=None, timeout=120, env=None):
+    """Runs the CLI; `env` adds variables to this process's environment."""
     proc = subprocess.run([BIN, *map(str, args)], capture_output=True, text=True, cwd=cwd,
-                          timeout=timeout, stdin=subprocess.DEVNULL)
+                          timeout=timeout, stdin=subprocess.DEVNULL,
+                          env=None if env is None else {**os.environ, **env})
     return Result(proc)
 
 

@@ -62,3 +62,54 @@ class DecodeCli(CliTest):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class DecodeAtScaleCli(CliTest):
+    def test_step_prints_the_breakdown_and_json(self):
+        r = run("decode", "step", "sglang_h100_ep72")
+        self.assertExit(r, 0)
+        for text in ("TP=1,DPA=72,EP=72", "TPOT", "ep_dispatch", "per GPU", "holds"):
+            self.assertIn(text, r.out)
+        r = run("decode", "step", "qwen2_5_7b_h100", "--plan", "TP=2,DPA=4", "--batch", "64",
+                "--json")
+        self.assertExit(r, 0)
+        j = r.json()
+        self.assertTrue(j["feasible"])
+        self.assertEqual(j["comm"]["ep_dispatch_s"], 0)
+        self.assertGreater(j["tokens_per_s_per_gpu"], 0)
+
+    def test_plan_search_meets_the_target(self):
+        r = run("decode", "plan", "qwen2_5_7b_h100", "--json")
+        self.assertExit(r, 0)
+        j = r.json()
+        self.assertTrue(j["best"]["feasible"])
+        self.assertLessEqual(j["best"]["tpot_s"], j["tpot_target_s"])
+
+    def test_validate_prints_every_row_with_its_error(self):
+        r = run("decode", "validate", "--json")
+        self.assertExit(r, 0)
+        rows = r.json()["rows"]
+        self.assertGreaterEqual(len(rows), 4)
+        self.assertTrue(all(not row["fitted"] for row in rows))
+        r = run("decode", "validate")
+        self.assertIn("median |error|", r.out)
+
+    def test_bad_plan_is_exit_2(self):
+        r = run("decode", "step", "sglang_h100_ep72", "--plan", "TP=0")
+        self.assertExit(r, 2)
+        self.assertIn("TP=0", r.err)
+        r = run("decode", "step", "sglang_h100_ep72", "--plan", "XY=3")
+        self.assertExit(r, 2)
+        self.assertIn("XY", r.err)
+        r = run("decode", "step", "sglang_h100_ep72", "--plan", "TP=3")
+        self.assertExit(r, 2)
+        self.assertIn("TP=3", r.err)
+        r = run("decode", "step", "sglang_h100_ep72", "--plan", "TP=8,DPA=8")  # 64 of 72 GPUs
+        self.assertExit(r, 2)
+        self.assertIn("72", r.err)
+        r = run("decode", "step", "deepseek_v3_gb200_nvl72")  # names no plan
+        self.assertExit(r, 2)
+        self.assertIn("--plan", r.err)
+        r = run("decode", "step", "sglang_h100_ep72", "--set", "expert_skew=0.5")
+        self.assertExit(r, 2)
+        self.assertIn("expert_skew", r.err)

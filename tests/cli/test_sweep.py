@@ -153,6 +153,43 @@ class SweepReference(unittest.TestCase):
             self.assertEqual(lines(out / "grid200.jsonl"), self.reference)
 
 
+    def test_three_shards_merged_equal_one_run(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp)
+            for i in range(3):
+                r = run("sweep", self.spec, "--out", out, "--threads", "2", "--shard", f"{i}/3",
+                        "--json", timeout=300)
+                self.assertEqual(r.code, 0, repr(r))
+                self.assertEqual(r.json()["shard"], f"{i}/3")
+                self.assertEqual(r.json()["shard_points"], 67 if i < 2 else 66)
+            shards = [out / f"grid200.shard-{i}-of-3.jsonl" for i in (2, 0, 1)]
+            self.assertEqual(json.loads(lines(shards[0])[0])["shard"], "2/3")
+            self.assertEqual({json.loads(x)["index"] % 3 for x in lines(shards[0])[1:]}, {2})
+            r = run("sweep", "merge", *shards)
+            self.assertEqual(r.code, 0, repr(r))
+            self.assertEqual(lines(out / "grid200.jsonl"), self.reference)
+            # The merged store is a finished run of the whole sweep: resuming it runs nothing.
+            r = run("sweep", self.spec, "--out", out, "--resume", "--json")
+            self.assertEqual((r.code, r.json()["ran"]), (0, 0), repr(r))
+
+    def test_export_writes_one_csv_row_per_point(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            csv_path = Path(tmp) / "g.csv"
+            r = run("sweep", "export", self.ref_dir / "out" / "grid200.jsonl", "--csv",
+                    "--columns", "result.searches.0.best.latency_s", "--output", csv_path)
+            self.assertEqual(r.code, 0, repr(r))
+            import csv
+            with open(csv_path, newline="") as f:
+                rows = list(csv.DictReader(f))
+            self.assertEqual(len(rows), 200)
+            self.assertEqual(list(rows[0]), ["index", "id", "values.sequence_length",
+                                             "values.requests",
+                                             "result.searches.0.best.latency_s"])
+            first = json.loads(self.reference[1])
+            self.assertEqual(float(rows[0]["result.searches.0.best.latency_s"]),
+                             first["result"]["searches"][0]["best"]["latency_s"])
+
+
 class SweepInput(CliTest):
     def test_wrong_key_is_rejected_before_any_point_runs(self):
         spec = self.write("s.yaml", PRISM.format(key="programming.wieght_bits", values="4, 5"))
@@ -275,6 +312,21 @@ points:
                 self.assertExit(direct, 0)
                 self.assertEqual(json.dumps(record["result"], sort_keys=True),
                                  json.dumps(direct.json(), sort_keys=True))
+
+    def test_bad_shard_and_srun_without_pmi_are_usage_errors(self):
+        spec = self.write("s.yaml", PRISM.format(key="programming.weight_bits", values="4, 5"))
+        r = run("sweep", spec, "--out", self.tmp / "out", "--shard", "2/2")
+        self.assertInputError(r, "--shard '2/2': expected I/N")
+        env = {"SLURM_STEP_NUM_TASKS": "4", "SLURM_PROCID": "1"}
+        r = run("sweep", spec, "--out", self.tmp / "out", env=env)
+        self.assertInputError(r, "srun without PMI")
+        self.assertFalse((self.tmp / "out").exists())
+        # With a shard per task it runs.
+        r = run("sweep", spec, "--out", self.tmp / "out", "--shard", "1/4", "-q", env=env)
+        self.assertEqual(r.code, 0, repr(r))
+        self.assertTrue((self.tmp / "out" / "prism.shard-1-of-4.jsonl").exists())
+        r = run("sweep", "merge", self.tmp / "out" / "prism.shard-1-of-4.jsonl")
+        self.assertInputError(r, "3 of the 4 shards are missing (shard indices 0, 2, 3)")
 
     def test_unknown_target_and_request_field_are_named(self):
         spec = self.write("t.yaml", PRISM.replace("target: prism_cost", "target: prism_cots")

@@ -19,6 +19,7 @@
 
 #include "lightsim/core/context.h"
 #include "lightsim/core/json_fwd.h"
+#include "lightsim/sweep/shard.h"
 #include "lightsim/sweep/spec.h"
 #include "lightsim/sweep/target.h"
 
@@ -46,8 +47,12 @@ class SingleProcess final : public Communicator {
 };
 
 struct SweepOptions {
-  std::filesystem::path out;  // the store is <out>/<name>.jsonl (rank 0 creates <out>)
+  // The store is <out>/Shard::store_file(name) (rank 0 creates <out>).
+  std::filesystem::path out;
   bool resume = false;
+  // The points this run owns (a job-array task); the whole sweep by default. Must be the
+  // header's "shard".
+  Shard shard{};
   std::size_t batch = 0;  // 0 = 4 x threads x ranks
   // Set by SIGINT/SIGTERM (not owned, may be null); points poll it, and so does each point's
   // own Context (a 1-thread, quiet Context with the run's seed).
@@ -57,6 +62,8 @@ struct SweepOptions {
 struct SweepSummary {
   std::filesystem::path store;
   std::size_t points = 0;         // in the sweep
+  std::size_t shard_points = 0;   // of them, in this run's shard
+  std::string shard;              // "I/N", or empty for the whole sweep
   std::size_t already_done = 0;   // found in the store at start (resume)
   std::size_t ran = 0;            // finished by this run
   std::size_t dropped_bytes = 0;  // torn last line cut off when resuming
@@ -64,9 +71,10 @@ struct SweepSummary {
 };
 
 // The store header: identifies the sweep (hash of the spec, the target's fingerprint and the
-// seed) so that a resume with anything changed is refused.
+// seed) so that a resume with anything changed is refused. A shard's header ends with
+// "shard": "I/N"; without it, the header is the whole sweep's (what `sweep merge` writes).
 Json store_header(const SweepSpec& spec, const std::string& spec_text, const Target& target,
-                  std::size_t points, std::uint64_t seed);
+                  std::size_t points, std::uint64_t seed, const Shard& shard = {});
 
 // Runs every point not yet in the store (see above). Throws the lowest-index point's error
 // (prefixed "point N (key=value, ...)"), or Interrupted after storing what finished.
