@@ -1,5 +1,6 @@
 // Fuzz target: a Hugging Face config.json through the model reader, then the parameter count
-// (which must not overflow for any accepted config). Seeds: configs/models/.
+// (which must not overflow for any accepted config). Seeds: configs/models/ and the real
+// configs of tests/data/hf_configs/.
 #include "fuzz_support.h"
 #include "lightsim/core/config_node.h"
 #include "lightsim/model/params.h"

@@ -24,6 +24,21 @@ std::string layer_label(const Transformer& m, const LayerShape& shape) {
 
 }  // namespace
 
+std::string unmodelled_cost_feature(const Transformer& m) {
+  const Attention& a = m.attention;
+  for (const LayerShape& l : m.layers) {
+    if (l.linear_attention) return "layer_types: linear_attention (gated DeltaNet layers)";
+    if (l.sliding_window > 0) return "sliding_window (sliding-window attention layers)";
+  }
+  if (a.index_heads > 0) return "index_topk (DeepSeek Sparse Attention)";
+  if (a.o_bias) return "attention_bias (biases on q, k, v and o)";
+  if (a.sinks) return "attention sinks (gpt_oss)";
+  if (a.output_gate) return "attn_output_gate (gated attention output)";
+  if (m.moe.expert_bias) return "expert biases (gpt_oss)";
+  if (m.moe.shared_gate) return "shared_expert_intermediate_size (gated shared expert)";
+  return "";
+}
+
 std::string_view op_class_name(OpClass c) {
   switch (c) {
     case OpClass::matmul:
@@ -106,6 +121,11 @@ CostReport analyze(const Transformer& m, const DTypePolicy& dtypes, const Worklo
                     w.new_tokens, w.sequences, w.prior_context);
   LIGHTSIM_CHECK_AS(InputError, w.phase == Phase::prefill || w.new_tokens == 1,
                     "a decode step has one new token per sequence (got {})", w.new_tokens);
+  if (const std::string feature = unmodelled_cost_feature(m); !feature.empty())
+    LIGHTSIM_THROW(ConfigError,
+                   "model {}: the operator cost model does not represent {} yet (parameters and "
+                   "weight bytes are read: lightsim model show; docs/model.md)",
+                   m.name, feature);
   CostReport r;
   r.workload = w;
   r.dtypes = dtypes;

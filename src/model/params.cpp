@@ -1,6 +1,10 @@
 // Parameter counts (params.h). Shapes follow the transformers implementations of each family
-// (modeling_llama, modeling_qwen2, modeling_qwen3_moe, modeling_deepseek_v3, modeling_llama4).
+// (modeling_llama, modeling_mistral, modeling_mixtral, modeling_qwen2, modeling_qwen3,
+// modeling_qwen3_moe, modeling_qwen3_next, modeling_gpt_oss, modeling_deepseek_v2/v3,
+// modeling_llama4) and DeepSeek-V3.2-Exp's inference/model.py (the indexer).
 #include "lightsim/model/params.h"
+
+#include <algorithm>
 
 namespace lightsim::model {
 namespace {
@@ -20,15 +24,50 @@ double attention_parameters(const Transformer& m) {
     const double kv = h * d(a.kv_lora_rank + a.qk_rope_dim)  // kv_a_proj_with_mqa
                       + d(a.kv_lora_rank)                    // kv_a_layernorm
                       + d(a.kv_lora_rank) * H * d(a.qk_nope_dim + a.v_head_dim);  // kv_b_proj
-    return q + kv + H * d(a.v_head_dim) * h;                                      // o_proj
+    // DSA lightning indexer: wq_b (q latent -> heads x dim), wk (h -> dim), k_norm
+    // (LayerNorm: weight + bias), weights_proj (h -> heads).
+    const double Hi = d(a.index_heads), di = d(a.index_head_dim);
+    const double q_in = a.q_lora_rank > 0 ? d(a.q_lora_rank) : h;
+    const double indexer = a.index_heads > 0 ? q_in * Hi * di + h * di + 2 * di + h * Hi : 0.0;
+    return q + kv + H * d(a.v_head_dim) * h + indexer;  // + o_proj
   }
-  const double qkv = d(a.heads + 2 * a.kv_heads) * d(a.head_dim);
-  return h * qkv + (a.qkv_bias ? qkv : 0.0) + H * d(a.head_dim) * h +
-         (a.qk_norm ? 2.0 * d(a.head_dim) : 0.0);
+  const double q = H * d(a.head_dim) * (a.output_gate ? 2.0 : 1.0);  // gated: query + gate
+  const double qkv = q + 2.0 * d(a.kv_heads) * d(a.head_dim);
+  return h * qkv + (a.qkv_bias ? qkv : 0.0) + H * d(a.head_dim) * h + (a.o_bias ? h : 0.0) +
+         (a.qk_norm ? 2.0 * d(a.head_dim) : 0.0) + (a.sinks ? H : 0.0);
+}
+
+// Gated DeltaNet (Qwen3NextGatedDeltaNet): in_proj_qkvz (h -> 2 K + 2 V), in_proj_ba
+// (h -> 2 Hv), a depthwise causal conv over q, k, v (2 K + V channels, no bias), dt_bias and
+// A_log (Hv each), a gated RMSNorm of one value head, out_proj (V -> h); K = Hk dk, V = Hv dv.
+double linear_attention_parameters(const Transformer& m) {
+  const LinearAttention& l = m.linear;
+  const double h = d(m.hidden), K = d(l.key_heads * l.key_dim), V = d(l.value_heads * l.value_dim);
+  const double Hv = d(l.value_heads);
+  return h * (2 * K + 2 * V) + h * 2 * Hv + (2 * K + V) * d(l.conv_kernel) + 2 * Hv +
+         d(l.value_dim) + V * h;
 }
 
 double swiglu(double h, std::int64_t width) {
   return 3.0 * h * d(width);
+}
+
+// The parts of one MoE layer's FFN.
+struct MoeParts {
+  double router = 0, expert = 0, shared = 0;
+};
+
+MoeParts moe_parts(const Transformer& m) {
+  const Moe& e = m.moe;
+  const double h = d(m.hidden);
+  MoeParts p;
+  p.router = h * d(e.routed_experts) + (e.router_bias ? d(e.routed_experts) : 0.0);
+  // gpt-oss experts: gate_up_proj_bias (2 I) and down_proj_bias (h).
+  p.expert =
+      swiglu(h, e.expert_intermediate) + (e.expert_bias ? 2.0 * d(e.expert_intermediate) + h : 0.0);
+  p.shared = d(e.shared_experts) * swiglu(h, e.shared_intermediate) +
+             (e.shared_gate && e.shared_experts > 0 ? h : 0.0);  // shared_expert_gate: h -> 1
+  return p;
 }
 
 }  // namespace
@@ -36,18 +75,15 @@ double swiglu(double h, std::int64_t width) {
 LayerParameters layer_parameters(const Transformer& m, const LayerShape& layer) {
   LayerParameters p;
   const double h = d(m.hidden);
-  p.attention = attention_parameters(m);
+  p.attention = layer.linear_attention ? linear_attention_parameters(m) : attention_parameters(m);
   p.norms = 2.0 * h;
   if (!layer.moe) {
     p.ffn_total = p.ffn_active = swiglu(h, m.dense_intermediate);
     return p;
   }
-  const Moe& e = m.moe;
-  const double router = h * d(e.routed_experts) + (e.router_bias ? d(e.routed_experts) : 0.0);
-  const double expert = swiglu(h, e.expert_intermediate);
-  const double shared = d(e.shared_experts) * swiglu(h, e.shared_intermediate);
-  p.ffn_total = router + d(e.routed_experts) * expert + shared;
-  p.ffn_active = router + d(e.experts_per_token) * expert + shared;
+  const MoeParts e = moe_parts(m);
+  p.ffn_total = e.router + d(m.moe.routed_experts) * e.expert + e.shared;
+  p.ffn_active = e.router + d(m.moe.experts_per_token) * e.expert + e.shared;
   return p;
 }
 
@@ -58,6 +94,7 @@ ParameterCount count_parameters(const Transformer& m) {
   c.lm_head = m.tied_embeddings ? 0.0 : d(m.vocab) * h;
   c.final_norm = h;
   double active_layers = 0;
+  const MoeParts parts = moe_parts(m);
   for (const LayerShape& layer : m.layers) {
     const LayerParameters p = layer_parameters(m, layer);
     c.attention += p.attention;
@@ -67,10 +104,9 @@ ParameterCount count_parameters(const Transformer& m) {
       c.dense_ffn += p.ffn_total;
       continue;
     }
-    const Moe& e = m.moe;
-    c.routers += h * d(e.routed_experts) + (e.router_bias ? d(e.routed_experts) : 0.0);
-    c.routed_experts += d(e.routed_experts) * swiglu(h, e.expert_intermediate);
-    c.shared_experts += d(e.shared_experts) * swiglu(h, e.shared_intermediate);
+    c.routers += parts.router;
+    c.routed_experts += d(m.moe.routed_experts) * parts.expert;
+    c.shared_experts += parts.shared;
   }
   c.total = c.embedding + c.lm_head + c.final_norm + c.attention + c.dense_ffn + c.routed_experts +
             c.shared_experts + c.routers + c.norms;
@@ -79,21 +115,34 @@ ParameterCount count_parameters(const Transformer& m) {
     // DeepSeek-V3 MTP module as stored in the checkpoint: enorm + hnorm, eh_proj (2h -> h),
     // one MoE decoder layer, a final norm, and its own copies of the embedding and output
     // head (shared with the main model at run time).
-    const LayerShape moe_layer{m.moe.routed_experts > 0, 0};
+    const LayerShape moe_layer{.moe = m.moe.routed_experts > 0};
     c.mtp = d(m.mtp_layers) *
             (3.0 * h + 2.0 * h * h + layer_parameters(m, moe_layer).total() + 2.0 * d(m.vocab) * h);
   }
+  // Checkpoint bytes: quantized tensors are the routed experts (experts_only) or every linear
+  // layer of the decoder (attention, dense and expert FFNs; not embedding, LM head, routers);
+  // the rest is stored at other_bits (bf16, or float32 for a float32 torch_dtype).
+  const Checkpoint& k = m.checkpoint;
+  const double quantized = k.experts_only
+                               ? c.routed_experts
+                               : c.attention + c.dense_ffn + c.routed_experts + c.shared_experts;
+  const bool quantized_checkpoint = k.method != "bf16" && k.method != "float32";
+  const double rest = quantized_checkpoint ? c.total - quantized : c.total;
+  c.checkpoint_bytes =
+      rest * k.other_bits / 8.0 + (quantized_checkpoint ? quantized * k.quantized_bits / 8.0 : 0.0);
   return c;
 }
 
 std::int64_t kv_values_per_token_per_layer(const Transformer& m) {
   const Attention& a = m.attention;
-  if (a.kind == AttentionKind::mla) return a.kv_lora_rank + a.qk_rope_dim;
+  if (a.kind == AttentionKind::mla) return a.kv_lora_rank + a.qk_rope_dim + a.index_head_dim;
   return 2 * a.kv_heads * a.head_dim;
 }
 
 double kv_bytes_per_token(const Transformer& m, const DTypePolicy& dtypes) {
-  return d(kv_values_per_token_per_layer(m)) * d(static_cast<std::int64_t>(m.layers.size())) *
+  const auto cached = std::count_if(m.layers.begin(), m.layers.end(),
+                                    [](const LayerShape& l) { return !l.linear_attention; });
+  return d(kv_values_per_token_per_layer(m)) * d(static_cast<std::int64_t>(cached)) *
          bytes_per_value(dtypes.kv_cache);
 }
 

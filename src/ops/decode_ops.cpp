@@ -19,12 +19,14 @@ namespace lightsim::ops {
 
 struct DecodeRunRequest {
   static constexpr std::string_view kind = "decode_run_request";
-  std::string scenario{};
+  std::string scenario, model{};
   static void describe(config::Schema<DecodeRunRequest>& s) {
     s.help("Request of decode run: one decode scenario.");
     s.field("scenario", &DecodeRunRequest::scenario,
             "decode scenario name (configs/decode/) or YAML file")
         .required();
+    s.field("model", &DecodeRunRequest::model,
+            "model instead of the scenario's: configs/models/NAME or a config.json path");
   }
 };
 
@@ -120,7 +122,10 @@ struct DecodeResult {
 };
 
 DecodeResult evaluate_decode(const DecodeRunRequest& q, Env& env) {
-  DecodeResult r{.setup = decode::prepare(decode::load_scenario(q.scenario, env.load), env.load)};
+  config::LoadOptions scenario_load = env.load;  // --model sets the scenario's model field
+  if (!q.model.empty()) scenario_load.assignments.push_back("model=" + q.model);
+  DecodeResult r{.setup =
+                     decode::prepare(decode::load_scenario(q.scenario, scenario_load), env.load)};
   env.inputs_read();
   r.grid = decode::evaluate_grid(r.setup);
   return r;

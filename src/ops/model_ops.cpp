@@ -69,7 +69,7 @@ Json op_json(const model::Operator& op) {
 }
 
 Json report_json(const model::Transformer& m, const model::ParameterCount& c,
-                 const model::CostReport& r) {
+                 const model::CostReport& r, const std::string& cost_unavailable) {
   Json groups = Json::array();
   for (const auto& g : r.groups) {
     Json ops = Json::array();
@@ -84,46 +84,61 @@ Json report_json(const model::Transformer& m, const model::ParameterCount& c,
                       {"operators", ops}});
   }
   const model::Workload& w = r.workload;
-  return {{"model", m.name},
-          {"model_type", m.model_type},
-          {"parameters",
-           {{"total", c.total},
-            {"active", c.active},
-            {"embedding", c.embedding},
-            {"lm_head", c.lm_head},
-            {"attention", c.attention},
-            {"dense_ffn", c.dense_ffn},
-            {"routed_experts", c.routed_experts},
-            {"shared_experts", c.shared_experts},
-            {"routers", c.routers},
-            {"norms", c.norms + c.final_norm},
-            {"mtp", c.mtp}}},
-          {"kv_values_per_token_per_layer", model::kv_values_per_token_per_layer(m)},
-          {"kv_bytes_per_token", model::kv_bytes_per_token(m, r.dtypes)},
-          {"dtypes",
-           {{"weights", model::dtype_name(r.dtypes.weights)},
-            {"activations", model::dtype_name(r.dtypes.activations)},
-            {"kv_cache", model::dtype_name(r.dtypes.kv_cache)}}},
-          {"workload",
-           {{"phase", w.phase == model::Phase::prefill ? "prefill" : "decode"},
-            {"new_tokens_per_sequence", w.new_tokens},
-            {"sequences", w.sequences},
-            {"prior_context", w.prior_context}}},
-          {"mla_form", r.mla_form},
-          {"expected_experts_touched_per_moe_layer", r.expected_experts_touched},
-          {"totals",
-           {{"flops", r.flops},
-            {"matmul_flops", r.matmul_flops},
-            {"attention_flops", r.attention_flops},
-            {"bytes_read", r.bytes_read},
-            {"bytes_written", r.bytes_written},
-            {"weight_bytes", r.weight_bytes}}},
-          {"groups", groups},
-          {"ignored_fields", m.ignored_fields}};
+  Json out = {{"model", m.name},
+              {"model_type", m.model_type},
+              {"parameters",
+               {{"total", c.total},
+                {"active", c.active},
+                {"embedding", c.embedding},
+                {"lm_head", c.lm_head},
+                {"attention", c.attention},
+                {"dense_ffn", c.dense_ffn},
+                {"routed_experts", c.routed_experts},
+                {"shared_experts", c.shared_experts},
+                {"routers", c.routers},
+                {"norms", c.norms + c.final_norm},
+                {"mtp", c.mtp}}},
+              {"kv_values_per_token_per_layer", model::kv_values_per_token_per_layer(m)},
+              {"kv_bytes_per_token", model::kv_bytes_per_token(m, r.dtypes)},
+              {"dtypes",
+               {{"weights", model::dtype_name(r.dtypes.weights)},
+                {"activations", model::dtype_name(r.dtypes.activations)},
+                {"kv_cache", model::dtype_name(r.dtypes.kv_cache)}}},
+              {"workload",
+               {{"phase", w.phase == model::Phase::prefill ? "prefill" : "decode"},
+                {"new_tokens_per_sequence", w.new_tokens},
+                {"sequences", w.sequences},
+                {"prior_context", w.prior_context}}},
+              {"mla_form", r.mla_form},
+              {"expected_experts_touched_per_moe_layer", r.expected_experts_touched},
+              {"totals",
+               {{"flops", r.flops},
+                {"matmul_flops", r.matmul_flops},
+                {"attention_flops", r.attention_flops},
+                {"bytes_read", r.bytes_read},
+                {"bytes_written", r.bytes_written},
+                {"weight_bytes", r.weight_bytes}}},
+              {"groups", groups},
+              {"ignored_fields", m.ignored_fields}};
+  if (m.checkpoint.method != "bf16")
+    out["checkpoint"] = {{"quant_method", m.checkpoint.method},
+                         {"quantized_bits", m.checkpoint.quantized_bits},
+                         {"experts_only", m.checkpoint.experts_only},
+                         {"weight_bytes", c.checkpoint_bytes}};
+  if (!cost_unavailable.empty()) out["cost_unavailable"] = cost_unavailable;
+  return out;
+}
+
+void print_metadata(const model::Transformer& m, std::ostream& out) {
+  if (!m.ignored_fields.empty()) {
+    fmt::print(out, "\nfields read as metadata (no effect on shapes or FLOPs):\n");
+    for (const auto& f : m.ignored_fields) fmt::print(out, "  {}\n", f);
+  }
 }
 
 void print_report(const model::Transformer& m, const model::ParameterCount& c,
-                  const model::CostReport& r, bool show_ops, std::ostream& out) {
+                  const model::CostReport& r, bool show_ops, const std::string& cost_unavailable,
+                  std::ostream& out) {
   const model::Workload& w = r.workload;
   fmt::print(out, "{} ({}): {} layers ({} MoE), hidden {}, vocab {}\n", m.name, m.model_type,
              m.layers.size(), m.moe_layer_count(), m.hidden, m.vocab);
@@ -133,6 +148,19 @@ void print_report(const model::Transformer& m, const model::ParameterCount& c,
   fmt::print(out, "\nKV cache: {} values/token/layer, {:.1f} KiB/token ({})\n",
              model::kv_values_per_token_per_layer(m), model::kv_bytes_per_token(m, r.dtypes) / 1024,
              model::dtype_name(r.dtypes.kv_cache));
+  if (m.checkpoint.method != "bf16")
+    fmt::print(out, "checkpoint: {:.2f} GB ({})\n", c.checkpoint_bytes / 1e9,
+               m.checkpoint.method == "float32"
+                   ? std::string("float32")
+                   : fmt::format("{} at {:.4g} bits per {} weight, the rest bf16",
+                                 m.checkpoint.method, m.checkpoint.quantized_bits,
+                                 m.checkpoint.experts_only ? "routed-expert" : "linear-layer"));
+  if (!cost_unavailable.empty()) {
+    fmt::print(out, "cost: not available: the operator cost model does not represent {} yet\n",
+               cost_unavailable);
+    print_metadata(m, out);
+    return;
+  }
   fmt::print(out, "workload: {} of {} new tokens x {} sequences after {} cached tokens{}\n\n",
              w.phase == model::Phase::prefill ? "prefill" : "decode", w.new_tokens, w.sequences,
              w.prior_context, r.mla_form.empty() ? "" : "; MLA " + r.mla_form);
@@ -164,14 +192,12 @@ void print_report(const model::Transformer& m, const model::ParameterCount& c,
                    op.name, model::op_class_name(op.op_class), op.flops / 1e9, op.bytes_read / 1e6,
                    op.bytes_written / 1e6, op.output);
     }
-  if (!m.ignored_fields.empty()) {
-    fmt::print(out, "\nfields read as metadata (no effect on shapes or FLOPs):\n");
-    for (const auto& f : m.ignored_fields) fmt::print(out, "  {}\n", f);
-  }
+  print_metadata(m, out);
 }
 
 struct ModelResult {
   bool show_ops = false;
+  std::string cost_unavailable{};  // unmodelled_cost_feature: no operator list
   model::Transformer model{};
   model::ParameterCount count{};
   model::CostReport report{};
@@ -193,7 +219,13 @@ ModelResult evaluate_model(const ModelShowRequest& q, Env& env) {
                : q.mla_form == "unabsorbed" ? model::MlaForm::unabsorbed
                                             : model::MlaForm::automatic;
   r.count = model::count_parameters(r.model);
-  r.report = model::analyze(r.model, dt, w);
+  r.cost_unavailable = model::unmodelled_cost_feature(r.model);
+  if (r.cost_unavailable.empty()) {
+    r.report = model::analyze(r.model, dt, w);
+  } else {
+    r.report.workload = w;
+    r.report.dtypes = dt;
+  }
   return r;
 }
 
@@ -201,17 +233,20 @@ ModelResult evaluate_model(const ModelShowRequest& q, Env& env) {
 
 void register_model_ops(Registry& registry) {
   add<ModelShowRequest, ModelResult>(
-      registry,
-      {.info = {.name = "model_show",
-                .command = {"model", "show"},
-                .help = "Parameters, KV cache and per-layer cost",
-                .positional = {"config"}},
-       .evaluate = evaluate_model,
-       .to_json = [](const ModelResult& r) { return report_json(r.model, r.count, r.report); },
-       .print =
-           [](const ModelResult& r, std::ostream& out) {
-             print_report(r.model, r.count, r.report, r.show_ops, out);
-           }});
+      registry, {.info = {.name = "model_show",
+                          .command = {"model", "show"},
+                          .help = "Parameters, KV cache and per-layer cost",
+                          .positional = {"config"}},
+                 .evaluate = evaluate_model,
+                 .to_json =
+                     [](const ModelResult& r) {
+                       return report_json(r.model, r.count, r.report, r.cost_unavailable);
+                     },
+                 .print =
+                     [](const ModelResult& r, std::ostream& out) {
+                       print_report(r.model, r.count, r.report, r.show_ops, r.cost_unavailable,
+                                    out);
+                     }});
 }
 
 }  // namespace lightsim::ops

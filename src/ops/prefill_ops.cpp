@@ -23,13 +23,15 @@ namespace lightsim::ops {
 
 struct PrefillRunRequest {
   static constexpr std::string_view kind = "prefill_run_request";
-  std::string scenario, fabric, plan{};
+  std::string scenario, fabric, plan, model{};
   std::optional<std::int64_t> gpus;
   static void describe(config::Schema<PrefillRunRequest>& s) {
     s.help("Request of prefill run: a scenario, optionally one fabric, GPU count and plan.");
     s.field("scenario", &PrefillRunRequest::scenario,
             "scenario name (configs/scenarios/) or YAML file")
         .required();
+    s.field("model", &PrefillRunRequest::model,
+            "model instead of the scenario's: configs/models/NAME or a config.json path");
     s.field("fabric", &PrefillRunRequest::fabric, "one fabric (default: the scenario's fabrics)");
     s.field("gpus", &PrefillRunRequest::gpus,
             "GPU count (default: the GPUs the plan names, else the scenario's counts)")
@@ -41,12 +43,14 @@ struct PrefillRunRequest {
 
 struct PrefillPlanRequest {
   static constexpr std::string_view kind = "prefill_plan_request";
-  std::string scenario, fabric{};
+  std::string scenario, fabric, model{};
   std::vector<std::int64_t> gpus;
   std::int64_t top = 5;
   static void describe(config::Schema<PrefillPlanRequest>& s) {
     s.help("Request of prefill plan: the plan search of a scenario on one fabric.");
     s.field("scenario", &PrefillPlanRequest::scenario, "scenario name or YAML file").required();
+    s.field("model", &PrefillPlanRequest::model,
+            "model instead of the scenario's: configs/models/NAME or a config.json path");
     s.field("fabric", &PrefillPlanRequest::fabric, "fabric (default: the scenario's first)");
     s.field("gpus", &PrefillPlanRequest::gpus, "GPU counts (default: the scenario's)")
         .range(std::int64_t{1}, std::int64_t{1} << 20);
@@ -249,6 +253,7 @@ RunResult evaluate_run(const PrefillRunRequest& request, Env& env) {
   std::vector<std::string> set;
   if (q.gpus) set.push_back(fmt::format("gpu_counts=[{}]", *q.gpus));
   if (q.gpus && q.plan.empty()) set.push_back("fixed_plans=[]");
+  if (!q.model.empty()) set.push_back("model=" + q.model);
   prefill::PrefillSetup s = prefill::load_setup(q.scenario, with(env.load, set), q.fabric);
   const auto seed = prefill::load_study_seed(env.load.roots_only());
   std::optional<prefill::Plan> plan;
@@ -316,6 +321,7 @@ struct PlanResult {
 PlanResult evaluate_plan(const PrefillPlanRequest& q, Env& env) {
   std::vector<std::string> set;
   if (!q.gpus.empty()) set.push_back(fmt::format("gpu_counts=[{}]", fmt::join(q.gpus, ",")));
+  if (!q.model.empty()) set.push_back("model=" + q.model);
   const config::LoadOptions load = with(env.load, set);
   prefill::PrefillSetup s =
       prefill::load_setup(q.scenario, load, first_fabric(q.scenario, q.fabric, load));

@@ -79,7 +79,14 @@ struct CostReport {
   double matmul_flops = 0;
 };
 
+// Throws ConfigError naming the key when the model has a feature the operator list does not
+// represent (unmodelled_cost_feature).
 CostReport analyze(const Transformer& model, const DTypePolicy& dtypes, const Workload& workload);
+
+// The first feature of `model` that analyze() does not represent, named by the config.json key
+// that selects it (e.g. "layer_types: linear_attention"); "" when every operator is modelled.
+// Parameter counts and weight bytes (params.h) cover every feature the reader accepts.
+std::string unmodelled_cost_feature(const Transformer& model);
 
 // (query, key) pairs one sequence's new tokens attend to under causal masking, for
 // `new_tokens` queries after `prior` cached tokens; `window` > 0 is chunked local attention

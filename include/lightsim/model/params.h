@@ -10,7 +10,8 @@ namespace lightsim::model {
 
 // Parameters of one decoder layer: all of them, and those one token touches.
 struct LayerParameters {
-  double attention = 0;   // projections, their biases and q/k/latent norms
+  double attention = 0;   // projections, biases, sinks, q/k/latent norms, DSA indexer; or the
+                          // gated DeltaNet block of a linear-attention layer
   double ffn_total = 0;   // dense FFN, or router + all routed + shared experts
   double ffn_active = 0;  // dense FFN, or router + top-k routed + shared experts
   double norms = 0;       // the two residual-branch RMSNorms
@@ -31,14 +32,19 @@ struct ParameterCount {
   double total = 0;   // the main model (embeddings to LM head), without MTP modules
   double active = 0;  // parameters one token touches (top-k routed experts only)
   double mtp = 0;     // multi-token-prediction modules, reported apart (not in total)
+  // Bytes the checkpoint's weights occupy (main model, as total): quantized tensors at
+  // Checkpoint::quantized_bits, everything else bf16.
+  double checkpoint_bytes = 0;
 };
 
 LayerParameters layer_parameters(const Transformer& model, const LayerShape& layer);
 ParameterCount count_parameters(const Transformer& model);
 
-// Values cached per token per layer: 2 G d for GQA, kv_lora_rank + qk_rope_dim for MLA.
+// Values cached per token per attention layer: 2 G d for GQA, kv_lora_rank + qk_rope_dim for
+// MLA (+ index_head_dim for the DeepSeek Sparse Attention indexer's keys).
 std::int64_t kv_values_per_token_per_layer(const Transformer& model);
-// Bytes of KV cache per token over all layers in the policy's kv_cache format.
+// Bytes of KV cache per token over the attention layers (linear-attention layers keep a
+// fixed-size state instead) in the policy's kv_cache format.
 double kv_bytes_per_token(const Transformer& model, const DTypePolicy& dtypes);
 
 }  // namespace lightsim::model

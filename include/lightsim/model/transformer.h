@@ -1,11 +1,15 @@
 // A decoder-only transformer as described by a Hugging Face `config.json`, and the number
 // formats its weights, activations and KV cache are stored in.
 //
-// Supported families (model_type): llama, qwen2, qwen3_moe, deepseek_v3, kimi_k2,
-// llama4_text (and llama4 with a text_config). Dense and MoE feed-forward layers; multi-head,
-// grouped-query and multi-head latent attention (MLA); shared plus routed experts with top-k
-// and group-limited routing; dense-then-MoE and interleaved MoE layer patterns; chunked local
-// attention layers; tied embeddings. The reading rule for unknown fields is in docs/model.md.
+// Supported families (model_type): llama, mistral, qwen2, qwen3, qwen3_moe, qwen3_next,
+// qwen3_5(_moe) (their text_config), mixtral, gpt_oss, deepseek_v2, deepseek_v3, deepseek_v32,
+// kimi_k2, kimi_k25 (its text_config), llama4_text (and llama4 with a text_config). Dense and
+// MoE feed-forward layers; multi-head, grouped-query and multi-head latent attention (MLA);
+// shared plus routed experts with top-k and group-limited routing; dense-then-MoE and
+// interleaved MoE layer patterns; chunked-local, sliding-window and gated-DeltaNet (linear
+// attention) layers; attention sinks and output gates; DeepSeek Sparse Attention's indexer;
+// the checkpoint's quantization (bytes of the stored weights); tied embeddings. The reading
+// rule for unknown fields is in docs/model.md.
 #pragma once
 
 #include <cstdint>
@@ -48,6 +52,23 @@ struct Attention {
   std::int64_t qk_nope_dim = 0;
   std::int64_t qk_rope_dim = 0;
   std::int64_t v_head_dim = 0;
+  bool o_bias = false;              // bias on the output projection too (attention_bias: gpt-oss)
+  bool sinks = false;               // one learned attention-sink logit per head (gpt-oss)
+  bool output_gate = false;         // sigmoid gate on the attention output: q_proj is 2 H d wide
+                                    // (Qwen3-Next, Qwen3.5 full-attention layers)
+  std::int64_t index_heads = 0;     // DeepSeek Sparse Attention lightning indexer; 0 = none
+  std::int64_t index_head_dim = 0;  // ... its head size
+  std::int64_t index_topk = 0;      // ... keys each query attends to
+};
+
+// Gated DeltaNet linear-attention layers (Qwen3-Next, Qwen3.5; transformers
+// Qwen3NextGatedDeltaNet): a recurrent state per value head instead of a KV cache.
+struct LinearAttention {
+  std::int64_t key_heads = 0;  // 0 = the model has no linear-attention layers
+  std::int64_t value_heads = 0;
+  std::int64_t key_dim = 0;  // per head
+  std::int64_t value_dim = 0;
+  std::int64_t conv_kernel = 0;  // depthwise causal convolution over q, k, v
 };
 
 struct Moe {
@@ -58,12 +79,26 @@ struct Moe {
   std::int64_t shared_intermediate = 0;  // FFN width of one shared expert
   std::int64_t groups = 1;               // group-limited routing: expert groups ...
   std::int64_t groups_per_token = 1;     // ... and how many a token may use
-  bool router_bias = false;              // per-expert score correction bias (DeepSeek-V3)
+  bool router_bias = false;              // per-expert router bias (DeepSeek-V3, gpt-oss)
+  bool expert_bias = false;              // biases on each expert's projections (gpt-oss)
+  bool shared_gate = false;              // sigmoid gate (h -> 1) on the shared expert (Qwen3-Next)
+};
+
+// How the checkpoint stores its weights (quantization_config), for the bytes it occupies. The
+// simulated number formats come from the DTypePolicy, not from here.
+struct Checkpoint {
+  std::string method = "bf16";  // quant_method, "bf16", or "float32" (torch_dtype) unquantized
+  double quantized_bits = 16;   // bits per quantized weight, scales included
+  double other_bits = 16;       // bits of every weight that is not quantized
+  bool experts_only = false;    // only the routed experts are quantized
+  bool operator==(const Checkpoint&) const = default;
 };
 
 struct LayerShape {
   bool moe = false;
   std::int64_t attention_window = 0;  // chunked local attention chunk size; 0 = global
+  std::int64_t sliding_window = 0;    // sliding-window attention: the last W keys; 0 = none
+  bool linear_attention = false;      // a gated DeltaNet layer (Transformer::linear)
   bool operator==(const LayerShape&) const = default;
 };
 
@@ -74,7 +109,9 @@ struct Transformer {
   std::int64_t vocab = 0;
   std::int64_t dense_intermediate = 0;  // FFN width of dense layers
   Attention attention;
+  LinearAttention linear;
   Moe moe;
+  Checkpoint checkpoint;
   std::vector<LayerShape> layers;
   std::int64_t mtp_layers = 0;  // multi-token-prediction modules (not in the main forward)
   bool tied_embeddings = false;

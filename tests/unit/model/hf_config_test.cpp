@@ -2,6 +2,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "lightsim/model/cost.h"
+#include "lightsim/model/params.h"
 #include "lightsim/model/transformer.h"
 
 namespace lightsim::model {
@@ -67,22 +69,75 @@ TEST(HfConfig, UnsupportedVariantValuesAreErrors) {
 }
 
 // Llama-3.1 configs carry "mlp_bias": false and "attention_bias": false (were rejected: mlp_bias
-// was an unknown field). A true value selects biases the cost model does not have: an error.
-TEST(HfConfig, Llama31BiasFlagsFalseLoadTrueIsAnError) {
+// was an unknown field). mlp_bias: true selects FFN biases that are not modelled: an error.
+// attention_bias: true (biases on q, k, v and o) is read into the parameter count; the cost
+// model names it as not represented rather than costing the model without it.
+TEST(HfConfig, Llama31BiasFlagsFalseLoadMlpBiasTrueIsAnError) {
   std::string json = kLlama;
   json.insert(json.size() - 1, R"(, "mlp_bias": false, "attention_bias": false)");
   const Transformer m = parse(json);
   EXPECT_FALSE(m.attention.qkv_bias);
   EXPECT_EQ(m.layers.size(), 3u);
-  for (const char* key : {"mlp_bias", "attention_bias"}) {
-    std::string bad = kLlama;
-    bad.insert(bad.size() - 1, fmt::format(R"(, "{}": true)", key));
-    const std::string e = error_of(bad);
-    EXPECT_NE(e.find(fmt::format("{}: unsupported value (only false is modelled", key)),
-              std::string::npos)
-        << e;
-    EXPECT_NE(e.find("config.json:"), std::string::npos) << e;
-  }
+  std::string bad = kLlama;
+  bad.insert(bad.size() - 1, R"(, "mlp_bias": true)");
+  const std::string e = error_of(bad);
+  EXPECT_NE(e.find("mlp_bias: unsupported value (only false is modelled"), std::string::npos) << e;
+  EXPECT_NE(e.find("config.json:"), std::string::npos) << e;
+  std::string biased = kLlama;
+  biased.insert(biased.size() - 1, R"(, "attention_bias": true)");
+  const Transformer b = parse(biased);
+  EXPECT_TRUE(b.attention.qkv_bias && b.attention.o_bias);
+  EXPECT_EQ(unmodelled_cost_feature(b), "attention_bias (biases on q, k, v and o)");
+}
+
+TEST(HfConfig, UnknownLayerKindAndQuantizationAreErrorsNamingTheKey) {
+  std::string json = kLlama;
+  json.insert(json.size() - 1,
+              R"(, "layer_types": ["full_attention", "sliding_attention", "full_attention"])");
+  EXPECT_NE(error_of(json).find("layer_types[1]: unsupported layer kind 'sliding_attention'"),
+            std::string::npos)
+      << error_of(json);
+  json = kLlama;
+  json.insert(json.size() - 1, R"(, "quantization_config": {"quant_method": "awq", "bits": 4})");
+  EXPECT_NE(error_of(json).find("quantization_config.quant_method: unsupported quantization 'awq'"),
+            std::string::npos)
+      << error_of(json);
+  json = kLlama;
+  json.insert(json.size() - 1,
+              R"(, "quantization_config": {"quant_method": "fp8", "fmt": "e4m3",
+              "weight_block_size": [128, 128], "group_size": 64})");
+  EXPECT_NE(error_of(json).find("quantization_config.group_size: unknown field"), std::string::npos)
+      << error_of(json);
+}
+
+TEST(HfConfig, CheckpointBytesFollowTorchDtypeAndQuantization) {
+  const double total = count_parameters(parse(kLlama)).total;
+  EXPECT_DOUBLE_EQ(count_parameters(parse(kLlama)).checkpoint_bytes, 2 * total);
+  std::string fp32 = kLlama;
+  fp32.insert(fp32.size() - 1, R"(, "torch_dtype": "float32")");
+  const Transformer m = parse(fp32);
+  EXPECT_EQ(m.checkpoint.method, "float32");
+  EXPECT_DOUBLE_EQ(count_parameters(m).checkpoint_bytes, 4 * total);
+  ASSERT_EQ(m.ignored_fields.size(), 2u);  // torch_dtype is still listed as metadata
+}
+
+// Mistral-7B-v0.1-style sliding_window applies to every layer; Qwen3-Next's layer_types must
+// list every layer.
+TEST(HfConfig, MistralSlidingWindowAndLayerTypesLength) {
+  std::string mistral = kLlama;
+  mistral.replace(mistral.find("\"llama\""), 7, "\"mistral\"");
+  mistral.insert(mistral.size() - 1, R"(, "sliding_window": 4096)");
+  const Transformer m = parse(mistral);
+  for (const LayerShape& l : m.layers) EXPECT_EQ(l.sliding_window, 4096);
+  EXPECT_EQ(unmodelled_cost_feature(m), "sliding_window (sliding-window attention layers)");
+  std::string qwen = R"({"model_type": "qwen3_next", "hidden_size": 64, "intermediate_size": 128,
+    "num_attention_heads": 4, "num_hidden_layers": 2, "vocab_size": 10, "head_dim": 16,
+    "linear_num_key_heads": 2, "linear_num_value_heads": 4, "linear_key_head_dim": 8,
+    "linear_value_head_dim": 8, "linear_conv_kernel_dim": 4, "hidden_act": "silu",
+    "layer_types": ["linear_attention"]})";
+  EXPECT_NE(error_of(qwen).find("layer_types: expected a list of num_hidden_layers = 2"),
+            std::string::npos)
+      << error_of(qwen);
 }
 
 TEST(HfConfig, MalformedValuesNameTheField) {
