@@ -23,19 +23,19 @@ void FabricDesignSpec::describe(config::Schema<FabricDesignSpec>& s) {
                 {{"copper", LinkMedium::copper}, {"optical", LinkMedium::optical}},
                 "copper (SerDes lanes over passive cable) or optical (co-packaged optics)");
   s.field("reach", &FabricDesignSpec::reach, "longest GPU-to-switch cable the medium allows")
-      .positive();
+      .range("1 mm", "100 km");
   s.field("gpus_per_rack", &FabricDesignSpec::gpus_per_rack, "GPUs one rack holds")
       .range(std::int64_t{1}, std::int64_t{1} << 20);
   s.field("in_rack_cable", &FabricDesignSpec::in_rack_cable,
           "longest GPU-to-switch cable run inside one rack")
-      .positive();
+      .range("1 mm", "100 m");
   s.field("rack_pitch", &FabricDesignSpec::rack_pitch, "rack centre to centre along a row")
-      .positive();
+      .range("0.1 m", "100 m");
   s.field("row_pitch", &FabricDesignSpec::row_pitch, "row centre to centre (rack depth + aisle)")
-      .positive();
+      .range("0.1 m", "100 m");
   s.field("routing_overhead", &FabricDesignSpec::routing_overhead,
           "extra cable to leave a rack and enter another (up, along the tray, down)")
-      .min("0 m");
+      .range("0 m", "100 m");
   s.field("max_racks", &FabricDesignSpec::max_racks,
           "a stated pod size in racks (floor, power, cooling); 0 = none")
       .range(std::int64_t{0}, std::int64_t{1} << 30);
@@ -195,9 +195,12 @@ FabricDesign derive_design(const FabricDesignSpec& d) {
   const std::int64_t endpoints = r.domain * links_per_plane;
   while (clos_endpoints(d.switch_radix, r.switch_levels_used) < endpoints) ++r.switch_levels_used;
   const auto L = r.switch_levels_used;
-  const std::int64_t per_plane =
-      L == 1 ? 1 : ((2 * L - 1) * endpoints + d.switch_radix - 1) / d.switch_radix;
-  r.switches = per_plane * planes;
+  const double per_plane =
+      L == 1 ? 1.0
+             : std::ceil(static_cast<double>(2 * L - 1) * static_cast<double>(endpoints) /
+                         static_cast<double>(d.switch_radix));
+  r.switches = saturating_product(
+      per_plane >= 4.6e18 ? std::int64_t{1} << 62 : static_cast<std::int64_t>(per_plane), planes);
 
   // Energy per bit along the longest path: two GPU SerDes ends, 2L links, 2L - 1 switches.
   const double link =

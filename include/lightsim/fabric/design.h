@@ -97,6 +97,7 @@ std::int64_t clos_endpoints(std::int64_t radix, std::int64_t levels);
 // Racks whose cable run to a central rack's switch is within reach: the central rack if its
 // in-rack run fits, plus every rack (i, j) of the grid with
 // routing_overhead + |i| rack_pitch + |j| row_pitch <= reach.
+// At most 2 reach / row_pitch + 1 rows are visited (<= 2e6 within describe()'s ranges).
 std::int64_t racks_within_reach(const FabricDesignSpec& d);
 // Throws InputError when the reach is shorter than the in-rack cable (no domain at all).
 FabricDesign derive_design(const FabricDesignSpec& d);

@@ -132,5 +132,17 @@ TEST(FabricDesign, BadInputNamesTheKey) {
   EXPECT_THROW((void)derive_design(s), InputError);
 }
 
+TEST(FabricDesign, TheLargestFloorIsCountedWithoutOverflow) {
+  FabricDesignSpec s = parse(
+      "schema_version: 1\nkind: fabric_design\nreach: 100 km\nrack_pitch: 0.1 m\n"
+      "row_pitch: 0.1 m\nrouting_overhead: 0 m\ngpus_per_rack: 1048576\n"
+      "switch_radix: 1073741824\nswitch_levels: 3\n");
+  const FabricDesign d = derive_design(s);  // ~2e12 racks in ~2e6 rows
+  EXPECT_GT(d.racks_within_reach, std::int64_t{1} << 40);
+  EXPECT_EQ(d.domain, d.domain_by_reach);
+  EXPECT_GT(d.domain, 0);
+  EXPECT_GT(d.switches, 0);
+}
+
 }  // namespace
 }  // namespace lightsim::fabric
