@@ -7,6 +7,7 @@ void register_all(Registry& registry) {
   register_prism_ops(registry);
   register_prism_thermal_ops(registry);
   register_fabric_ops(registry);
+  register_fabric_design_ops(registry);
   register_decode_ops(registry);
   register_serve_ops(registry);
   register_model_ops(registry);

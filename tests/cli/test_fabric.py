@@ -1,4 +1,4 @@
-"""`lightsim fabric show|collective|kernels` as a user runs them."""
+"""`lightsim fabric show|collective|kernels|design` as a user runs them."""
 import unittest
 
 from clitest import SOURCE, CliTest, run
@@ -180,6 +180,38 @@ class KernelTables(CliTest):
         slow = run(*base, "--set", "fabric.gpu.kernels.memory_efficiency_max=0.3")
         self.assertExit(slow, 0)
         self.assertLess(slow.json()["tokens_per_s_per_gpu"], r.json()["tokens_per_s_per_gpu"])
+
+
+
+class FabricDesignCli(CliTest):
+    def test_presets(self):
+        r = run("fabric", "design", "copper_nvl72", "--json")
+        self.assertExit(r, 0)
+        doc = r.json()
+        self.assertEqual(doc["domain"]["gpus"], 72)
+        self.assertEqual(doc["domain"]["binding"][0], "reach")
+        self.assertEqual(doc["bandwidth"]["bidirectional_Bps"], 1.8e12)
+        r = run("fabric", "design", "photonic_pod_1152")
+        self.assertExit(r, 0)
+        self.assertIn("domain: 1152 GPUs in 16 rack(s), bound by racks", r.out)
+
+    def test_set_varies_an_input(self):
+        # Three metres of copper reach the neighbours in the row; two switch levels hold them.
+        r = run("fabric", "design", "copper_nvl72", "--set", "reach=3 m", "--set",
+                "switch_levels=2", "--json")
+        self.assertExit(r, 0)
+        self.assertEqual(r.json()["domain"]["gpus"], 3 * 72)
+        self.assertEqual(r.json()["domain"]["binding"], ["reach"])
+
+    def test_bad_input(self):
+        r = run("fabric", "design", "copper_nvl72", "--set", "lanes_per_gpu=0")
+        self.assertInputError(r, "lanes_per_gpu", "out of range")
+        r = run("fabric", "design", "copper_nvl72", "--set", "reach=-1 m")
+        self.assertInputError(r, "reach", "out of range")
+        r = run("fabric", "design", "copper_nvl72", "--set", "reach=0.5 m")
+        self.assertInputError(r, "shorter than in_rack_cable")
+        r = run("fabric", "design", "nope")
+        self.assertInputError(r, "no fabric design 'nope'")
 
 
 if __name__ == "__main__":

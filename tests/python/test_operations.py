@@ -67,6 +67,8 @@ CASES = [
      ["tokens=512"]),
     ("fabric_show", ["gb200_nvl72"], {"fabric": "gb200_nvl72"}, []),
     ("fabric_kernels", ["h800"], {"gpu": "h800"}, []),
+    ("fabric_design", ["photonic_pod_1152"], {"design": "photonic_pod_1152"},
+     ["fibers_per_tile=18"]),
     ("fabric_collective",
      ["--fabric", "dgx_h100", "--op", "all-to-all", "--gpus", "8", "--bytes", "64MiB"],
      {"fabric": "dgx_h100", "op": "all-to-all", "gpus": 8, "bytes": "64MiB"}, []),

@@ -12,6 +12,7 @@ void register_photonics_ops(Registry& registry);
 void register_prism_ops(Registry& registry);
 void register_prism_thermal_ops(Registry& registry);
 void register_fabric_ops(Registry& registry);
+void register_fabric_design_ops(Registry& registry);
 void register_decode_ops(Registry& registry);
 void register_serve_ops(Registry& registry);
 void register_model_ops(Registry& registry);
