@@ -4,6 +4,7 @@
 #include <iterator>
 
 #include "lightsim/core/error.h"
+#include "report/chart_scales.h"
 #include "report/page.h"
 #include "report/page_parts.h"
 #include "report/summary.h"
@@ -176,6 +177,7 @@ Json page_data(const ResultSet& results) {
                      chart.title);
       Json spec = chart.vega_lite;
       title_with_units(spec, table->table);
+      fit_scales(spec, table->table);
       charts.push_back({{"id", chart_id(r, i)},
                         {"title", chart.title},
                         {"table", table_key(r, *table)},

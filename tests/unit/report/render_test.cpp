@@ -142,6 +142,37 @@ TEST(Render, ClaimsAreGroupedByStudyWithFourSignificantDigits) {
   EXPECT_THAT(html, Not(HasSubstr("0.452148")));
 }
 
+// A study whose chart plots `y` over a table with the given y values and `series` labels.
+StudyResult scaled(std::vector<double> ys, std::size_t series) {
+  StudyResult r;
+  r.study = "scaled";
+  r.title = "Scaled";
+  Table& t = r.add_table("t", "T", {{"x", ""}, {"y", "ms"}, {"series", ""}});
+  for (std::size_t i = 0; i < ys.size(); ++i)
+    t.add_row({static_cast<double>(i), ys[i], fmt::format("s{}", i % series)});
+  r.add_chart("Chart", "t", Json::parse(R"({"mark": "line", "encoding": {
+      "x": {"field": "x", "type": "quantitative"}, "y": {"field": "y", "type": "quantitative"},
+      "color": {"field": "series", "type": "nominal"}}})"));
+  return r;
+}
+
+TEST(Render, ResidualNegativesDoNotPullTheAxisBelowZero) {
+  ResultSet set;
+  set.studies.push_back(scaled({-5e-13, 3.0, 10.0}, 2));
+  const std::string html = render_html(set, fake_libraries());
+  EXPECT_THAT(html, HasSubstr("\"scale\":{\"domainMin\":-5e-13,\"nice\":false}"));
+  set.studies[0] = scaled({-3.0, 3.0, 10.0}, 2);  // a real negative value keeps Vega's axis
+  EXPECT_THAT(render_html(set, fake_libraries()), Not(HasSubstr("domainMin")));
+}
+
+TEST(Render, MoreThanTenSeriesGetTwentyColours) {
+  ResultSet set;
+  set.studies.push_back(scaled(std::vector<double>(12, 1.0), 10));
+  EXPECT_THAT(render_html(set, fake_libraries()), Not(HasSubstr("tableau20")));
+  set.studies[0] = scaled(std::vector<double>(12, 1.0), 12);
+  EXPECT_THAT(render_html(set, fake_libraries()), HasSubstr("\"scheme\":\"tableau20\""));
+}
+
 TEST(Render, AxesGetUnitsUnlessTheSpecTitlesThem) {
   ResultSet set;
   set.studies.push_back(load_results(kFixtures).studies[0]);  // fixture_energy
