@@ -66,6 +66,17 @@ void fit_colour(Json& def, const Table& table) {
   if (distinct.size() > kBasePalette) def["scale"]["scheme"] = "tableau20";
 }
 
+// The legend of a dash encoding draws a short line in each dash pattern (Vega-Lite's default
+// symbol for a line mark with points is a filled circle: every entry looked the same).
+void fit_dash_legend(Json& def) {
+  if (!def.is_object() || def.contains("legend")) return;
+  Json symbols = {{"stroke", {{"value", "#444444"}}}, {"fill", {{"value", "transparent"}}}};
+  def["legend"] = {{"symbolType", "stroke"},
+                   {"symbolSize", 400},
+                   {"symbolStrokeWidth", 2},
+                   {"encode", {{"symbols", {{"update", std::move(symbols)}}}}}};
+}
+
 }  // namespace
 
 void fit_scales(Json& spec, const Table& table) {
@@ -75,6 +86,7 @@ void fit_scales(Json& spec, const Table& table) {
       if (enc.contains(axis)) fit_axis(enc[axis], table);
     for (const char* colour : {"color", "stroke"})
       if (enc.contains(colour)) fit_colour(enc[colour], table);
+    if (enc.contains("strokeDash")) fit_dash_legend(enc["strokeDash"]);
   }
   if (spec.contains("layer") && spec["layer"].is_array())
     for (Json& layer : spec["layer"]) fit_scales(layer, table);

@@ -13,7 +13,10 @@ namespace lightsim::report {
 //   the data (printed 0) instead of Vega's rounded -0.2.
 // - A nominal colour over a column with more than 10 distinct values gets the 20-colour
 //   "tableau20" scheme (Vega's default has 10, so series 11+ repeat colours).
-// A channel that sets its own domain or scheme is left alone.
+// - A strokeDash channel without a legend of its own gets a legend of short lines in each dash
+//   pattern (the default symbol of a line mark with points is a filled circle, the same for
+//   every entry).
+// A channel that sets its own domain, scheme or legend is left alone.
 void fit_scales(Json& spec, const Table& table);
 
 }  // namespace lightsim::report

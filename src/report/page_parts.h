@@ -30,6 +30,10 @@ pre { background: #f6f6f8; padding: 0.8em; overflow-x: auto; font-size: 0.85em; 
 table.tally td.num, table.tally th.num { text-align: right; }
 tr.group th { background: #e9ecf2; text-align: left; font-size: 1.02em; }
 nav#contents ol { columns: 2; column-gap: 2em; }
+@media (max-width: 700px) {
+  table { display: block; overflow-x: auto; max-width: 100%; }
+  nav#contents ol { columns: 1; }
+}
 .empty { padding: 0.8em; background: #fff6e0; border: 1px solid #f0d090; }
 )css";
 

@@ -173,6 +173,16 @@ TEST(Render, MoreThanTenSeriesGetTwentyColours) {
   EXPECT_THAT(render_html(set, fake_libraries()), HasSubstr("\"scheme\":\"tableau20\""));
 }
 
+TEST(Render, DashLegendsDrawTheirDashPattern) {
+  ResultSet set;
+  set.studies.push_back(scaled({1.0, 2.0}, 2));
+  set.studies[0].charts[0].vega_lite["encoding"]["strokeDash"] = {{"field", "series"},
+                                                                  {"type", "nominal"}};
+  const std::string html = render_html(set, fake_libraries());
+  EXPECT_THAT(html, HasSubstr("\"strokeDash\":{\"field\":\"series\",\"type\":\"nominal\","
+                              "\"legend\":{\"symbolType\":\"stroke\""));
+}
+
 TEST(Render, AxesGetUnitsUnlessTheSpecTitlesThem) {
   ResultSet set;
   set.studies.push_back(load_results(kFixtures).studies[0]);  // fixture_energy
