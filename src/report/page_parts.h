@@ -24,6 +24,16 @@ figure { margin: 1em 0 0.4em; }
 figcaption { font-weight: 600; margin-bottom: 0.3em; }
 pre { background: #f6f6f8; padding: 0.8em; overflow-x: auto; font-size: 0.85em; }
 #report-errors { color: #b3261e; }
+.summary-block { background: #f7f8fa; border: 1px solid #dde; padding: 0.2em 1.2em 0.6em; }
+.summary-block h2 { margin-top: 0.6em; }
+.definition { font-size: 0.95em; }
+table.tally td.num, table.tally th.num { text-align: right; }
+tr.group th { background: #e9ecf2; text-align: left; font-size: 1.02em; }
+nav#contents ol { columns: 2; column-gap: 2em; }
+@media (max-width: 700px) {
+  table { display: block; overflow-x: auto; max-width: 100%; }
+  nav#contents ol { columns: 1; }
+}
 .empty { padding: 0.8em; background: #fff6e0; border: 1px solid #f0d090; }
 )css";
 
@@ -52,11 +62,14 @@ window.lightsimProblems = [];
 })();
 )js";
 
-// Runs at the end of the body after `var lightsimCharts = [{id, title, spec}, ...];`.
+// Runs at the end of the body after `var lightsimData = {tables: {key: {columns, rows}},
+// charts: [{id, title, table, spec}]};`: fills every <table data-source=key> from its table
+// and renders every chart with its table's rows as data.values (each table stored once).
 inline constexpr std::string_view kCharts = R"js(
 (function () {
   var status = document.getElementById('report-status');
   var list = document.getElementById('report-errors');
+  var charts = lightsimData.charts;
   var rendered = 0;
   window.lightsimShowProblems = function () {
     var problems = window.lightsimProblems;
@@ -71,21 +84,64 @@ inline constexpr std::string_view kCharts = R"js(
     });
     list.hidden = problems.length === 0;
   };
+  // Numbers as the claims tables print them: integers below 1e7 in full, otherwise 4
+  // significant digits.
+  function number(v) {
+    if (Number.isInteger(v) && Math.abs(v) < 1e7) return String(v);
+    if (Math.abs(v) >= 1e4 && Math.abs(v) < 1e7) return v.toFixed(0);
+    var s = v.toPrecision(4);
+    var e = s.indexOf('e');
+    var mantissa = e < 0 ? s : s.slice(0, e);
+    if (mantissa.indexOf('.') >= 0) mantissa = mantissa.replace(/0+$/, '').replace(/\.$/, '');
+    return e < 0 ? mantissa : mantissa + s.slice(e);
+  }
+  function fillTable(element, table) {
+    var head = element.createTHead().insertRow();
+    table.columns.forEach(function (col) {
+      var th = document.createElement('th');
+      th.textContent = col.unit ? col.name + ' [' + col.unit + ']' : col.name;
+      head.appendChild(th);
+    });
+    var body = element.createTBody();
+    table.rows.forEach(function (row) {
+      var tr = body.insertRow();
+      row.forEach(function (cell) {
+        var td = tr.insertCell();
+        if (typeof cell === 'number') {
+          td.className = 'num';
+          td.textContent = number(cell);
+        } else {
+          td.textContent = String(cell);
+        }
+      });
+    });
+  }
+  function values(table) {
+    return table.rows.map(function (row) {
+      var object = {};
+      table.columns.forEach(function (col, i) { object[col.name] = row[i]; });
+      return object;
+    });
+  }
   function finish() {
     status.dataset.rendered = rendered;
     status.dataset.done = '1';
-    status.textContent = rendered + ' of ' + lightsimCharts.length + ' chart(s) rendered';
+    status.textContent = rendered + ' of ' + charts.length + ' chart(s) rendered';
     window.lightsimShowProblems();
   }
-  status.dataset.expected = lightsimCharts.length;
+  status.dataset.expected = charts.length;
+  document.querySelectorAll('table[data-source]').forEach(function (element) {
+    fillTable(element, lightsimData.tables[element.dataset.source]);
+  });
   window.lightsimShowProblems();
   if (typeof vegaEmbed !== 'function') {
     window.lightsimRecord('error', 'the chart library (vega-embed) did not load');
     finish();
     return;
   }
-  Promise.all(lightsimCharts.map(function (chart) {
-    return vegaEmbed('#' + chart.id, chart.spec, {mode: 'vega-lite', renderer: 'svg', actions: false})
+  Promise.all(charts.map(function (chart) {
+    var spec = Object.assign({}, chart.spec, {data: {values: values(lightsimData.tables[chart.table])}});
+    return vegaEmbed('#' + chart.id, spec, {mode: 'vega-lite', renderer: 'svg', actions: false})
       .then(function () {
         rendered += 1;
         document.getElementById(chart.id).dataset.rendered = '1';

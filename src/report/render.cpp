@@ -4,69 +4,13 @@
 #include <iterator>
 
 #include "lightsim/core/error.h"
+#include "report/chart_scales.h"
+#include "report/page.h"
 #include "report/page_parts.h"
+#include "report/summary.h"
 
 namespace lightsim::report {
 namespace {
-
-// Builds the page; every piece of text from a result passes through add_text (escaped).
-class Page {
- public:
-  template <typename... Args>
-  void raw(fmt::format_string<Args...> format, Args&&... args) {
-    fmt::format_to(std::back_inserter(html_), format, std::forward<Args>(args)...);
-  }
-  void text(std::string_view plain) { html_ += html_escape(plain); }
-  void markup(std::string_view fixed) { html_ += fixed; }
-  std::string& html() { return html_; }
-
- private:
-  std::string html_;
-};
-
-std::string with_unit(const std::string& value, const std::string& unit) {
-  return unit.empty() ? value : value + " " + unit;
-}
-
-std::string seed_text(const Claim& c) {
-  switch (c.seed_value.kind) {
-    case SeedValue::Kind::none:
-      return "—";
-    case SeedValue::Kind::point:
-      return with_unit(fmt::format("{:.6g}", c.seed_value.lo), c.unit);
-    case SeedValue::Kind::range:
-      return with_unit(fmt::format("{:.6g} – {:.6g}", c.seed_value.lo, c.seed_value.hi), c.unit);
-  }
-  return "";
-}
-
-std::string ours_text(const Claim& c) {
-  return c.ours ? with_unit(fmt::format("{:.6g}", *c.ours), c.unit) : "—";
-}
-
-std::string deviation_text(const Claim& c) {
-  const std::optional<double> d = deviation(c.seed_value, c.ours);
-  return d ? fmt::format("{:+.1f} %", *d * 100.0) : "—";
-}
-
-std::string verdict_class(Verdict v) {
-  std::string slug(to_string(v));
-  for (char& ch : slug)
-    if (ch == ' ') ch = '-';
-  return "verdict verdict-" + slug;
-}
-
-std::string cell_text(const Cell& cell) {
-  return std::visit(
-      [](const auto& v) -> std::string {
-        using T = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<T, double>) return fmt::format("{:.6g}", v);
-        if constexpr (std::is_same_v<T, std::string>) return v;
-        if constexpr (std::is_same_v<T, bool>) return v ? "true" : "false";
-        if constexpr (std::is_same_v<T, std::int64_t>) return fmt::format("{}", v);
-      },
-      cell);
-}
 
 std::string chart_id(const StudyResult& r, std::size_t index) {
   return fmt::format("chart-{}-{}", r.study, index);
@@ -84,32 +28,13 @@ void claim_cells(Page& p, const Claim& c) {
   p.raw("</td>");
 }
 
-void summary(Page& p, const ResultSet& results) {
-  p.raw("<h2 id=\"summary\">Claims</h2>\n");
-  std::size_t claims = 0;
-  for (const StudyResult& r : results.studies) claims += r.claims.size();
-  if (claims == 0) {
-    p.raw("<p class=\"muted\">No claims in these results.</p>\n");
-    return;
-  }
-  p.raw(
-      "<table class=\"summary\"><thead><tr><th>Study</th><th>Claim</th><th>Seed</th>"
-      "<th>Ours</th><th>Deviation</th><th>Verdict</th></tr></thead><tbody>\n");
-  for (const StudyResult& r : results.studies) {
-    for (const Claim& c : r.claims) {
-      p.raw("<tr><td><a href=\"#study-{}\">", r.study);
-      p.text(r.title);
-      p.raw("</a></td><td><a href=\"#claim-{}-{}\">", r.study, c.id);
-      p.text(c.claim);
-      p.raw("</a></td>");
-      claim_cells(p, c);
-      p.raw("</tr>\n");
-    }
-  }
-  p.raw("</tbody></table>\n");
+std::string table_key(const StudyResult& r, const NamedTable& t) {
+  return r.study + "/" + t.name;
 }
 
-void table_html(Page& p, const NamedTable& t) {
+// A table's heading and an empty <table> the page script fills from the shared data
+// (lightsimData.tables[key]), so a table charted several times is stored once.
+void table_html(Page& p, const StudyResult& r, const NamedTable& t) {
   const bool long_table = t.table.row_count() > 40;
   p.markup(long_table ? "<details><summary>" : "<h4>");
   p.text(t.title);
@@ -118,23 +43,8 @@ void table_html(Page& p, const NamedTable& t) {
   } else {
     p.markup("</h4>\n");
   }
-  p.raw("<table class=\"data\" data-table=\"{}\"><thead><tr>", t.name);
-  for (const Column& col : t.table.columns()) {
-    p.raw("<th>");
-    p.text(col.unit.empty() ? col.name : col.name + " [" + col.unit + "]");
-    p.raw("</th>");
-  }
-  p.raw("</tr></thead><tbody>\n");
-  for (const auto& row : t.table.rows()) {
-    p.raw("<tr>");
-    for (const Cell& cell : row) {
-      p.markup(std::holds_alternative<std::string>(cell) ? "<td>" : "<td class=\"num\">");
-      p.text(cell_text(cell));
-      p.raw("</td>");
-    }
-    p.raw("</tr>\n");
-  }
-  p.raw("</tbody></table>\n{}", long_table ? "</details>\n" : "");
+  p.raw("<table class=\"data\" data-table=\"{}\" data-source=\"{}\"></table>\n{}", t.name,
+        table_key(r, t), long_table ? "</details>\n" : "");
 }
 
 void study_section(Page& p, const StudyResult& r) {
@@ -147,10 +57,10 @@ void study_section(Page& p, const StudyResult& r) {
   }
   p.raw(" · lightsim ");
   p.text(r.lightsim_version);
-  p.raw(" · seed {}</p>\n", r.seed);
+  p.raw(" · random seed {}</p>\n", r.seed);
   if (!r.claims.empty()) {
     p.raw(
-        "<table class=\"claims\"><thead><tr><th>Claim</th><th>Seed</th><th>Ours</th>"
+        "<table class=\"claims\"><thead><tr><th>Claim</th><th>Seed figure</th><th>Ours</th>"
         "<th>Deviation</th><th>Verdict</th><th>Conditions</th><th>Explanation</th></tr>"
         "</thead><tbody>\n");
     for (const Claim& c : r.claims) {
@@ -171,7 +81,7 @@ void study_section(Page& p, const StudyResult& r) {
     p.text(r.charts[i].title);
     p.raw("</figcaption><div class=\"chart\" id=\"{}\"></div></figure>\n", chart_id(r, i));
   }
-  for (const NamedTable& t : r.tables) table_html(p, t);
+  for (const NamedTable& t : r.tables) table_html(p, r, t);
   p.raw("<details><summary>Configuration</summary><pre>");
   p.text(r.config.empty() ? "(empty)" : r.config);
   p.raw("</pre></details>\n</section>\n");
@@ -185,7 +95,7 @@ void run_section(Page& p, const ResultSet& results) {
       p.raw(" · lightsim ");
       p.text(run["lightsim_version"].get<std::string>());
     }
-    if (run.contains("seed")) p.raw(" · seed {}", html_escape(run["seed"].dump()));
+    if (run.contains("seed")) p.raw(" · random seed {}", html_escape(run["seed"].dump()));
     if (run.contains("size") && run["size"].is_string()) {
       p.raw(" · size ");
       p.text(run["size"].get<std::string>());
@@ -239,9 +149,25 @@ void title_with_units(Json& spec, const Table& table) {
     for (Json& layer : spec["layer"]) title_with_units(layer, table);
 }
 
-Json chart_list(const ResultSet& results) {
+// Every table once, by key "study/table": {"columns": [{name, unit}], "rows": [[...]]}, and
+// every chart as {id, title, table (key), spec (without data)}; the page script builds each
+// chart's data.values from its table.
+Json page_data(const ResultSet& results) {
+  Json tables = Json::object();
   Json charts = Json::array();
   for (const StudyResult& r : results.studies) {
+    for (const NamedTable& t : r.tables) {
+      Json columns = Json::array();
+      for (const Column& col : t.table.columns())
+        columns.push_back({{"name", col.name}, {"unit", col.unit}});
+      Json rows = Json::array();
+      for (const auto& row : t.table.rows()) {
+        Json cells = Json::array();
+        for (const Cell& cell : row) std::visit([&](const auto& v) { cells.push_back(v); }, cell);
+        rows.push_back(std::move(cells));
+      }
+      tables[table_key(r, t)] = {{"columns", std::move(columns)}, {"rows", std::move(rows)}};
+    }
     for (std::size_t i = 0; i < r.charts.size(); ++i) {
       const Chart& chart = r.charts[i];
       const NamedTable* table = nullptr;
@@ -249,20 +175,16 @@ Json chart_list(const ResultSet& results) {
         if (t.name == chart.table) table = &t;
       LIGHTSIM_CHECK(table != nullptr, "chart '{}' names no table (unvalidated result)",
                      chart.title);
-      Json values = Json::array();
-      for (const auto& row : table->table.rows()) {
-        Json object = Json::object();
-        for (std::size_t c = 0; c < row.size(); ++c)
-          std::visit([&](const auto& v) { object[table->table.columns()[c].name] = v; }, row[c]);
-        values.push_back(std::move(object));
-      }
       Json spec = chart.vega_lite;
       title_with_units(spec, table->table);
-      spec["data"] = {{"values", std::move(values)}};
-      charts.push_back({{"id", chart_id(r, i)}, {"title", chart.title}, {"spec", std::move(spec)}});
+      fit_scales(spec, table->table);
+      charts.push_back({{"id", chart_id(r, i)},
+                        {"title", chart.title},
+                        {"table", table_key(r, *table)},
+                        {"spec", std::move(spec)}});
     }
   }
-  return charts;
+  return {{"tables", std::move(tables)}, {"charts", std::move(charts)}};
 }
 
 }  // namespace
@@ -295,7 +217,7 @@ std::string html_escape(std::string_view text) {
 }
 
 std::string script_json(const Json& value) {
-  const std::string text = dump_json(value);
+  const std::string text = value.dump();  // compact: the page carries every table once
   std::string out;
   out.reserve(text.size());
   for (char c : text) {
@@ -327,14 +249,17 @@ std::string render_html(const ResultSet& results, const ChartLibraries& librarie
   p.raw("<script>\n{}\n</script>\n<script>\n{}\n</script>\n<script>\n{}\n</script>\n",
         libraries.vega, libraries.vega_lite, libraries.vega_embed);
   p.raw("</head>\n<body>\n<h1>lightsim report</h1>\n");
+  summary_block(p, results);
+  table_of_contents(p, results);
   run_section(p, results);
   p.raw(
-      "<p id=\"report-status\" class=\"muted\">charts not rendered yet (scripts disabled?)</p>\n"
+      "<p id=\"report-status\" class=\"muted\">charts and tables not rendered yet (scripts "
+      "disabled? every table is also a CSV file beside the results)</p>\n"
       "<ul id=\"report-errors\" hidden></ul>\n");
-  summary(p, results);
+  claims_by_study(p, results);
   for (const StudyResult& r : results.studies) study_section(p, r);
-  p.raw("<script>\nvar lightsimCharts = {};\n{}</script>\n</body>\n</html>\n",
-        script_json(chart_list(results)), page::kCharts);
+  p.raw("<script>\nvar lightsimData = {};\n{}</script>\n</body>\n</html>\n",
+        script_json(page_data(results)), page::kCharts);
   return std::move(p.html());
 }
 

@@ -204,8 +204,9 @@ void add_per_query(EnergyRun& run, const Figures& f) {
                               {"latency", p.latency * kMicro}});
 }
 
-// The smallest context from which Prism uses less energy than `alt` at every larger context of
-// the run (0 = never).
+// The smallest context from which Prism uses less energy than `alt` at every larger context
+// `alt` ran at (0 = never); "never" names the contexts compared, which end where `alt` stopped
+// (FAISS may run to fewer contexts than Prism).
 void add_crossovers(EnergyRun& run, const Figures& f) {
   const EnergyStudySpec& spec = run.spec;
   run.table("crossover", "Context from which Prism uses less energy per query",
@@ -221,29 +222,39 @@ void add_crossovers(EnergyRun& run, const Figures& f) {
       alternatives.emplace_back(p.system, p.gpu);
   for (const std::string prism : {"prism_dynamic", "prism_with_tec"})
     for (const auto& [alt, gpu] : alternatives) {
+      std::vector<std::int64_t> ran;  // the contexts `alt` has a figure at
+      for (const std::int64_t context : spec.contexts)
+        if (find(f, context, alt, gpu) != nullptr) ran.push_back(context);
       std::int64_t from = 0;
       std::string why;
-      for (auto it = spec.contexts.rbegin(); it != spec.contexts.rend(); ++it) {
+      for (auto it = ran.rbegin(); it != ran.rend(); ++it) {
         const Point* a = find(f, *it, alt, gpu);
         const Point* p = find(f, *it, prism, "");
         if (p == nullptr) {
           why = fmt::format("Prism does not fit {} tokens: {}", *it, f.prism.at(*it).reason);
           break;
         }
-        if (a == nullptr || p->energy >= a->energy) {
-          if (a != nullptr)
-            why = fmt::format("at {} tokens Prism {:.4g} nJ >= {:.4g} nJ", *it, p->energy * kNano,
-                              a->energy * kNano);
+        if (p->energy >= a->energy) {
+          why = fmt::format("at {} tokens Prism {:.4g} nJ >= {:.4g} nJ", *it, p->energy * kNano,
+                            a->energy * kNano);
           break;
         }
         from = *it;
       }
-      const std::int64_t lo = spec.contexts.front(), hi = spec.contexts.back();
+      const std::int64_t lo = ran.empty() ? 0 : ran.front(), hi = ran.empty() ? 0 : ran.back();
       std::string label = from == 0 ? fmt::format("never in {}-{}", lo, hi) : std::to_string(from);
-      if (from == lo)
-        why = "Prism uses less energy at every context of the run";
-      else if (from != 0)
+      if (ran.empty()) {
+        label = "not run";
+        why = fmt::format("{} has no figure at any context of the run", alt);
+      } else if (from == lo) {
+        why = ran.size() == spec.contexts.size()
+                  ? std::string("Prism uses less energy at every context of the run")
+                  : fmt::format("Prism uses less energy at every context {} ran at", alt);
+      } else if (from != 0) {
         why += " (below this context)";
+      }
+      if (!ran.empty() && hi < spec.contexts.back())
+        why += fmt::format("; {} ran to {} tokens only", alt, hi);
       run.add_row("crossover", {{"prism", prism},
                                 {"alternative", alt},
                                 {"gpu", gpu},

@@ -270,13 +270,16 @@ void evaluate(ImpairmentsRun& run) {
   const Finder finder{pts, rep, support::k_index(spec.ks, 32)};
   impairments_detail::add_claims(run, finder);
   impairments_detail::add_compensation_claims(run, finder);
+  // One line per (scenario, compensation, truth): colour by compensation, dash by truth, one
+  // panel per scenario (the drift chart shows the impairment alone).
   for (const char* axis : {"bits", "drift", "crosstalk", "nep", "splitter_excess"}) {
     const bool drift = std::string(axis) == "drift";
     Chart chart = support::line_chart(fmt::format("datum.axis == '{}' && datum.k == 32{}", axis,
                                                   drift ? " && datum.scenario == 'alone'" : ""),
                                       "value", fmt::format("{} ({})", axis, axis_unit(axis)),
-                                      {"recall_projected", "recall_full"}, "Recall@32", "truth",
-                                      drift ? "compensation" : "scenario");
+                                      {"recall_projected", "recall_full"}, "Recall@32",
+                                      "compensation", "truth");
+    if (!drift) chart.column = Channel{.field = "scenario", .type = "nominal", .no_title = true};
     chart.title = fmt::format("Recall@32 vs {} ({})", axis, axis_unit(axis));
     chart.table = "points";
     run.chart(chart);

@@ -183,7 +183,7 @@ void add_charts(PrefillRun& run) {
                     "communication / other stacked)",
                 .table = "breakdown",
                 .mark = Mark::bar};
-  stacked.x = Channel{.field = "fabric", .type = "nominal", .no_title = true, .no_labels = true};
+  stacked.x = Channel{.field = "fabric", .type = "nominal", .no_title = true};
   stacked.y =
       Channel{.field = "time", .type = "quantitative", .title = "latency (ms)", .stack = "zero"};
   stacked.color = Channel{.field = "component", .type = "nominal"};

@@ -20,6 +20,20 @@ class EnergyStudy(CliTest):
         cols = [c["name"] for c in table["columns"]]
         return [dict(zip(cols, row)) for row in table["rows"]]
 
+    def test_crossover_names_the_contexts_faiss_ran_at(self):
+        # FAISS stops at 32768 of the quick run's 4096-131072: a crossover "never" must not
+        # claim the contexts FAISS did not run (it once said "never in 4096-131072").
+        _, result = self.run_quick("--set", "faiss_max_context=32768")
+        faiss = [r for r in self.rows(result, "crossover") if r["alternative"] == "faiss_ivfpq"]
+        self.assertTrue(faiss)
+        for r in faiss:
+            self.assertNotIn("131072", r["crossover"], r)
+            if r["crossover"].startswith("never"):
+                self.assertEqual(r["crossover"], "never in 4096-32768", r)
+            else:
+                self.assertLessEqual(r["crossover_tokens"], 32768, r)
+            self.assertIn("faiss_ivfpq ran to 32768 tokens only", r["reason"], r)
+
     def test_quick(self):
         out, result = self.run_quick()
         self.assertEqual(result["study"], "energy")

@@ -71,6 +71,13 @@ class Report(CliTest):
             self.assertTrue((out / f"{study}.json").exists(), study)
             self.assertIn(study, html)
         self.assertIn("Produced by <code>lightsim reproduce</code>", html)
+        # The first screen is the summary block: right after the page heading.
+        body = html[html.index("</head>\n<body>") + len("</head>\n"):]
+        self.assertTrue(body.startswith('<body>\n<h1>lightsim report</h1>\n<section id="summary"'),
+                        body[:200])
+        self.assertIn("Headline findings", body)
+        # Every table is stored once, shared by its charts (the default size measured 1.34 MB).
+        self.assertLessEqual(report.stat().st_size, 1_500_000)
 
 
 if __name__ == "__main__":

@@ -115,21 +115,29 @@ class ReportInBrowser(CliTest):
         self.assertEqual(dom.status.get("warnings"), "0", dom.status)
         self.assertEqual(console, [])
 
-        # Artifacts: the page and a screenshot of it.
+        # The first screen is the summary block, before the contents and the claims.
+        text = page.read_text()
+        self.assertLess(text.index('<section id="summary"'), text.index('<nav id="contents">'))
+
+        # Artifacts: the page and a screenshot of it at a desktop and a narrow (phone) width.
         keep = ARTIFACTS / "report_browser"
         keep.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(page, keep / "report.html")
-        shot = keep / "report.png"
-        if shot.exists():
-            shot.unlink()
-        proc = chromium("--hide-scrollbars", "--window-size=1280,4000", f"--screenshot={shot}",
-                        page.resolve().as_uri())
-        self.assertEqual(proc.returncode, 0, proc.stderr[-4000:])
-        self.assertTrue(shot.is_file(), proc.stderr[-4000:])
-        data = shot.read_bytes()
-        self.assertEqual(data[:8], b"\x89PNG\r\n\x1a\n")
-        self.assertGreater(len(data), 20000)  # a blank page compresses to far less
-        print(f"\nreport_browser: screenshot {shot}")
+        for width, height in ((1280, 4000), (420, 3000)):
+            shot = keep / f"report-{width}.png"
+            if shot.exists():
+                shot.unlink()
+            proc = chromium("--hide-scrollbars", f"--window-size={width},{height}",
+                            f"--screenshot={shot}", page.resolve().as_uri())
+            self.assertEqual(proc.returncode, 0, proc.stderr[-4000:])
+            self.assertTrue(shot.is_file(), proc.stderr[-4000:])
+            self.assertEqual([line for line in proc.stderr.splitlines()
+                              if "CONSOLE" in line and "Uncaught" in line], [])
+            data = shot.read_bytes()
+            self.assertEqual(data[:8], b"\x89PNG\r\n\x1a\n")
+            self.assertEqual(int.from_bytes(data[16:20], "big"), width)  # PNG IHDR width
+            self.assertGreater(len(data), 20000)  # a blank page compresses to far less
+            print(f"\nreport_browser: screenshot {shot}")
 
     def test_a_broken_chart_is_caught(self):
         results = self.tmp / "broken"

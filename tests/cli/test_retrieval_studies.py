@@ -1,5 +1,6 @@
 """The Prism retrieval studies (impairments, context, needle) run with --quick."""
 import json
+import re
 import unittest
 
 from clitest import CliTest, run
@@ -78,6 +79,22 @@ class Impairments(RetrievalStudy):
                           and p["compensation"] in ("qat", "voting")])
         self.assertTrue(rows(res, "qat_states"))
         self.assertTrue(res["charts"])
+        # Every line joins points of one (compensation, scenario, truth): no x repeats within
+        # a line (the charts once joined different compensations into one zig-zag).
+        table = next(t for t in res["tables"] if t["name"] == "points")
+        cols = [c["name"] for c in table["columns"]]
+        for chart in res["charts"]:
+            spec = chart["vega_lite"]
+            conds = re.findall(r"datum\.(\w+) == (?:'([^']*)'|(\d+))",
+                               spec["transform"][0]["filter"])
+            kept = [dict(zip(cols, r)) for r in table["rows"]
+                    if all(str(dict(zip(cols, r))[f]) == (a or b) for f, a, b in conds)]
+            enc = spec["encoding"]
+            series = [enc[ch]["field"] for ch in ("color", "strokeDash", "column", "row")
+                      if ch in enc and enc[ch]["field"] != "truth"]
+            keys = [tuple(p[f] for f in series) + (p[enc["x"]["field"]],) for p in kept]
+            self.assertTrue(keys, chart["title"])
+            self.assertEqual(len(keys), len(set(keys)), (chart["title"], series))
 
     def test_unknown_compensation_is_an_input_error(self):
         r = run("study", "run", "impairments", "--quick", "--out", self.tmp,

@@ -35,6 +35,10 @@ class SystemStudies(CliTest):
 
     def test_prefill(self):
         out, result, tables = self.run_quick("prefill")
+        # The stacked latency bars name their fabric (they once had no x labels at all).
+        stacked = next(c for c in result["charts"] if c["table"] == "breakdown")
+        self.assertEqual(stacked["vega_lite"]["encoding"]["x"]["field"], "fabric")
+        self.assertNotIn("axis", stacked["vega_lite"]["encoding"]["x"])
         ids = {c["id"] for c in result["claims"]}
         self.assertIn("speedup_8k_photonic_4x_1152", ids)
         # Quick: seed_8k only, so the 128K figure has no counterpart of ours.

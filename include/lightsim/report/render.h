@@ -55,8 +55,8 @@ std::string render_html(const ResultSet& results, const ChartLibraries& librarie
 // Text escaped for HTML element content and attribute values (& < > " ').
 std::string html_escape(std::string_view text);
 
-// dump_json(value) made safe inside a <script> element: '<', '>' and '&' (which JSON can
-// only hold inside strings) become \u003c, \u003e and \u0026.
+// Compact JSON (no indentation) made safe inside a <script> element: '<', '>' and '&' (which JSON
+// can only hold inside strings) become \u003c, \u003e and \u0026.
 std::string script_json(const Json& value);
 
 // What write_report did, for the CLI's summary line.

@@ -67,8 +67,9 @@ TEST(Render, InlinesLibrariesAndChartData) {
   EXPECT_THAT(html, HasSubstr("/*vega-lite*/"));
   EXPECT_THAT(html, HasSubstr("/*vega-embed*/"));
   EXPECT_THAT(html, HasSubstr("<div class=\"chart\" id=\"chart-hostile-0\">"));
-  EXPECT_THAT(html, HasSubstr("\"data\": {"));
-  EXPECT_THAT(html, Not(HasSubstr("src=\"http")));  // nothing fetched from the network
+  EXPECT_THAT(html, HasSubstr("\"tables\":{\"hostile/t\":{"));  // each table once, shared
+  EXPECT_THAT(html, HasSubstr("\"table\":\"hostile/t\""));      // the chart names it
+  EXPECT_THAT(html, Not(HasSubstr("src=\"http")));              // nothing fetched from the network
 }
 
 TEST(Render, GoldenSetHasSummaryLinksChartsAndTables) {
@@ -96,15 +97,101 @@ TEST(Render, GoldenSetHasSummaryLinksChartsAndTables) {
   EXPECT_EQ(html, render_html(load_results(kFixtures), fake_libraries()));  // same bytes
 }
 
+TEST(Render, SummaryBlockComesFirstWithTallyFindingsContentsAndSeedDefined) {
+  const std::string html = render_html(load_results(kFixtures), fake_libraries());
+  const std::size_t body = html.find("<body>");
+  const std::size_t summary = html.find("<section id=\"summary\"");
+  const std::size_t contents = html.find("<nav id=\"contents\">");
+  const std::size_t claims = html.find("<section id=\"claims\">");
+  const std::size_t first_study = html.find("<section class=\"study\"");
+  ASSERT_NE(summary, std::string::npos);
+  EXPECT_EQ(html.substr(body, summary - body), "<body>\n<h1>lightsim report</h1>\n");
+  EXPECT_LT(summary, contents);
+  EXPECT_LT(contents, claims);
+  EXPECT_LT(claims, first_study);
+  // Tally: fixtures hold 2 holds, 1 under conditions, 1 does not hold, 1 not comparable.
+  EXPECT_THAT(html, HasSubstr("<tfoot><tr><th>all studies</th><th class=\"num\">2</th><th "
+                              "class=\"num\">1</th><th class=\"num\">1</th><th "
+                              "class=\"num\">1</th><th class=\"num\">5</th></tr></tfoot>"));
+  EXPECT_THAT(html, HasSubstr("<li>Of 5 claims from the seed documents, 2 hold as stated, 1 "
+                              "holds only under stated conditions, 1 does not hold and 1 cannot "
+                              "be judged"));
+  EXPECT_THAT(html, HasSubstr("Largest deviation in fixture_energy:"));
+  EXPECT_THAT(html,
+              HasSubstr("the seed documents give 8192 tokens, we get 12000 tokens (+46.5 %)"));
+  EXPECT_THAT(html, HasSubstr("<b>random seed</b>"));
+  EXPECT_THAT(html, HasSubstr("· random seed 1"));
+  EXPECT_THAT(html, Not(HasSubstr("· seed ")));
+  EXPECT_THAT(html, Not(HasSubstr("<th>Seed</th>")));  // the column is "Seed figure"
+}
+
+TEST(Render, ClaimsAreGroupedByStudyWithFourSignificantDigits) {
+  ResultSet set = load_results(kFixtures);
+  set.studies[0].claims[0].ours = 0.45214843750001;
+  set.studies[0].claims[0].seed_value = SeedValue::point(1048576.0);
+  const std::string html = render_html(set, fake_libraries());
+  const std::size_t start = html.find("<section id=\"claims\">");
+  const std::string claims = html.substr(start, html.find("</section>", start) - start);
+  for (const StudyResult& r : set.studies) {
+    const std::string title = "\">" + r.title + "</a></th></tr>";
+    EXPECT_EQ(claims.find(title), claims.rfind(title)) << r.title;  // once per group
+    EXPECT_NE(claims.find(title), std::string::npos) << r.title;
+  }
+  EXPECT_THAT(claims, HasSubstr(">0.4521 tokens<"));
+  EXPECT_THAT(claims, HasSubstr(">1048576 tokens<"));
+  EXPECT_THAT(html, Not(HasSubstr("0.452148")));
+}
+
+// A study whose chart plots `y` over a table with the given y values and `series` labels.
+StudyResult scaled(std::vector<double> ys, std::size_t series) {
+  StudyResult r;
+  r.study = "scaled";
+  r.title = "Scaled";
+  Table& t = r.add_table("t", "T", {{"x", ""}, {"y", "ms"}, {"series", ""}});
+  for (std::size_t i = 0; i < ys.size(); ++i)
+    t.add_row({static_cast<double>(i), ys[i], fmt::format("s{}", i % series)});
+  r.add_chart("Chart", "t", Json::parse(R"({"mark": "line", "encoding": {
+      "x": {"field": "x", "type": "quantitative"}, "y": {"field": "y", "type": "quantitative"},
+      "color": {"field": "series", "type": "nominal"}}})"));
+  return r;
+}
+
+TEST(Render, ResidualNegativesDoNotPullTheAxisBelowZero) {
+  ResultSet set;
+  set.studies.push_back(scaled({-5e-13, 3.0, 10.0}, 2));
+  const std::string html = render_html(set, fake_libraries());
+  EXPECT_THAT(html, HasSubstr("\"scale\":{\"domainMin\":-5e-13,\"nice\":false}"));
+  set.studies[0] = scaled({-3.0, 3.0, 10.0}, 2);  // a real negative value keeps Vega's axis
+  EXPECT_THAT(render_html(set, fake_libraries()), Not(HasSubstr("domainMin")));
+}
+
+TEST(Render, MoreThanTenSeriesGetTwentyColours) {
+  ResultSet set;
+  set.studies.push_back(scaled(std::vector<double>(12, 1.0), 10));
+  EXPECT_THAT(render_html(set, fake_libraries()), Not(HasSubstr("tableau20")));
+  set.studies[0] = scaled(std::vector<double>(12, 1.0), 12);
+  EXPECT_THAT(render_html(set, fake_libraries()), HasSubstr("\"scheme\":\"tableau20\""));
+}
+
+TEST(Render, DashLegendsDrawTheirDashPattern) {
+  ResultSet set;
+  set.studies.push_back(scaled({1.0, 2.0}, 2));
+  set.studies[0].charts[0].vega_lite["encoding"]["strokeDash"] = {{"field", "series"},
+                                                                  {"type", "nominal"}};
+  const std::string html = render_html(set, fake_libraries());
+  EXPECT_THAT(html, HasSubstr("\"strokeDash\":{\"field\":\"series\",\"type\":\"nominal\","
+                              "\"legend\":{\"symbolType\":\"stroke\""));
+}
+
 TEST(Render, AxesGetUnitsUnlessTheSpecTitlesThem) {
   ResultSet set;
   set.studies.push_back(load_results(kFixtures).studies[0]);  // fixture_energy
   const std::string html = render_html(set, fake_libraries());
-  EXPECT_THAT(html, HasSubstr("\"title\": \"energy_uj [uJ]\""));
-  EXPECT_THAT(html, HasSubstr("\"title\": \"context_tokens [tokens]\""));
+  EXPECT_THAT(html, HasSubstr("\"title\":\"energy_uj [uJ]\""));
+  EXPECT_THAT(html, HasSubstr("\"title\":\"context_tokens [tokens]\""));
   set.studies[0].charts[0].vega_lite["encoding"]["y"]["title"] = "mine";
   const std::string titled = render_html(set, fake_libraries());
-  EXPECT_THAT(titled, HasSubstr("\"title\": \"mine\""));
+  EXPECT_THAT(titled, HasSubstr("\"title\":\"mine\""));
 }
 
 TEST(Render, SaysWhichStudiesOfTheRunHaveNoResult) {
@@ -121,7 +208,7 @@ TEST(Render, EmptyRunSaysNoStudyIsRegistered) {
            {"size", "default"},   {"studies", Json::array()},    {"config", "kind: reproduce\n"}};
   const std::string html = render_html(set, fake_libraries());
   EXPECT_THAT(html, HasSubstr("No study ran: no study is registered"));
-  EXPECT_THAT(html, HasSubstr("var lightsimCharts = []\n;"));
+  EXPECT_THAT(html, HasSubstr("var lightsimData = {\"tables\":{},\"charts\":[]};"));
 }
 
 TEST(Render, RunOrderComesFromRunJson) {
