@@ -52,7 +52,7 @@ class PrismScorer final : public kv::Scorer {
     for (std::size_t b = 0; b < nb; ++b)
       projection_.apply(means.data() + b * head.head_dim, signatures_.data() + b * d);
     bank_ = map_signatures(signatures_, d_, acc_.device.requirements.weight_range,
-                           acc_.programming.weight_bits);
+                           acc_.programming.weight_bits, acc_.programming.weight_levels);
     half_row_sum_.resize(bank_.row_sum.size());
     for (std::size_t b = 0; b < half_row_sum_.size(); ++b)
       half_row_sum_[b] = static_cast<float>(0.5 * bank_.row_sum[b]);
@@ -63,6 +63,10 @@ class PrismScorer final : public kv::Scorer {
     pq_.resize(d);
     x_.resize(d);
     exact_.resize(nb);
+    if (acc_.electronics.query_encoding == QueryEncoding::balanced) {
+      x_minus_.resize(d);
+      minus_.resize(nb);
+    }
     if (acc_.selection.votes > 1) {
       voter_.emplace(nb, layout.candidates(), static_cast<std::size_t>(acc_.selection.top_k));
       vote_.resize(nb);
@@ -102,14 +106,23 @@ class PrismScorer final : public kv::Scorer {
     std::fill(pq, pq + d, 0.0f);
     for (std::size_t j = 0; j < dh; ++j)
       for (std::size_t i = 0; i < d; ++i) pq[i] += pt[j * d + i] * q[j];
-    encode_query(pq_, acc_.electronics.query_bits, x_);
     RandomStream noise = vote == 0
                              ? RandomStream(seed_, {0x5052534dull /* "PRSM" */, head_id_, step})
                              : RandomStream(seed_, {0x5052534dull, head_id_, step, vote});
-    kernel_->score(x_, out, noise);
-    const float* __restrict offset = half_row_sum_.data();
     float* __restrict o = out.data();
-    for (std::size_t b = 0; b < out.size(); ++b) o[b] -= offset[b];
+    if (acc_.electronics.query_encoding == QueryEncoding::balanced) {
+      // Two windows, rail + then rail -, each with its own noise draws from the stream.
+      encode_query_balanced(pq_, acc_.electronics.query_bits, x_, x_minus_);
+      kernel_->score(x_, out, noise);
+      kernel_->score(x_minus_, minus_, noise);
+      const float* __restrict m = minus_.data();
+      for (std::size_t b = 0; b < out.size(); ++b) o[b] -= m[b];
+    } else {
+      encode_query(pq_, acc_.electronics.query_bits, x_);
+      kernel_->score(x_, out, noise);
+      const float* __restrict offset = half_row_sum_.data();
+      for (std::size_t b = 0; b < out.size(); ++b) o[b] -= offset[b];
+    }
     if (acc_.selection.rerank_k > 0) rerank(out);
   }
 
@@ -156,6 +169,7 @@ class PrismScorer final : public kv::Scorer {
   // head, never shared between threads).
   mutable std::optional<photonics::MvmKernel> kernel_;
   mutable std::vector<float> q_, pq_, x_, exact_;
+  mutable std::vector<float> x_minus_, minus_;  // balanced encoding: rail - and its scores
   mutable std::vector<std::size_t> order_;
   mutable std::optional<VoteCounter> voter_;  // when selection.votes > 1
   mutable std::vector<float> vote_;           // one vote's scores
