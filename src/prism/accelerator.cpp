@@ -147,6 +147,18 @@ void AreaSpec::describe(config::Schema<AreaSpec>& s) {
   s.field("modulator_area", &AreaSpec::modulator_area, "per query modulator").min("0 m^2");
   s.field("waveguide_pitch", &AreaSpec::waveguide_pitch, "width taken by one routed waveguide")
       .positive();
+  s.field("reticle_limit", &AreaSpec::reticle_limit,
+          "largest die one exposure field prints: 26 mm x 33 mm = 858 mm^2 on 193i/EUV "
+          "step-and-scan tools; a larger die per chip is infeasible without stitching")
+      .positive();
+  s.field("defect_density", &AreaSpec::defect_density,
+          "random defects per cm^2 for the yield model (0.1: TSMC N5 at volume ramp, "
+          "AnandTech 2020; a photonics process is likely worse)")
+      .range(0.0, 100.0);
+  s.field("defect_clustering", &AreaSpec::defect_clustering,
+          "negative-binomial clustering parameter alpha (0.5-2 for mature processes; large "
+          "alpha tends to the Poisson yield)")
+      .range(0.01, 1e6);
 }
 
 void AcceleratorSpec::describe(config::Schema<AcceleratorSpec>& s) {

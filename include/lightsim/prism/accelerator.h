@@ -106,6 +106,11 @@ struct AreaSpec {
   Area adc_area = Area::si(0.01e-6);       // per ADC
   Area modulator_area = Area::si(0.5e-6);  // per query modulator
   Length waveguide_pitch = Length::si(5e-6);
+  // Die feasibility and yield (die.h): one die per chip against the scanner's field, and the
+  // random-defect yield at this defect density (per cm^2) and clustering (negative binomial).
+  Area reticle_limit = Area::si(858e-6);  // 26 mm x 33 mm exposure field
+  double defect_density = 0.1;            // defects per cm^2
+  double defect_clustering = 2.0;         // negative-binomial alpha
   static void describe(config::Schema<AreaSpec>& s);
 };
 
