@@ -202,9 +202,10 @@ void print_link_budget(const Json& j, std::ostream& out) {
   };
   out << "Link budget of one ring row (all lines on, weights at +w)\n";
   out << fmt::format("  {:<34}{}\n", "laser per line", num(j["line_power_dbm"], "{:.2f} dBm"));
-  for (const char* k : {"coupling_loss_db", "modulator_loss_db", "splitter_loss_db",
-                        "waveguide_loss_db", "total_loss_db"})
-    out << fmt::format("  {:<34}{:.2f} dB\n", k, j[k].get<double>());
+  for (const char* k :
+       {"coupling_loss_db", "modulator_loss_db", "splitter_loss_db", "waveguide_loss_db",
+        "rings_loss_db", "detector_coupling_loss_db", "total_loss_db"})
+    if (j.contains(k)) out << fmt::format("  {:<34}{:.2f} dB\n", k, j[k].get<double>());
   for (const char* k : {"channel_power_at_row_uw", "row_power_uw", "pd_power_thru_uw",
                         "pd_power_drop_uw", "signal_current_ua", "adc_utilization"})
     out << fmt::format("  {:<34}{:.4g}\n", k, j[k].get<double>());

@@ -11,6 +11,8 @@
 #include "lightsim/ops/operation.h"
 #include "lightsim/ops/register.h"
 #include "lightsim/prism/cost.h"
+#include "lightsim/prism/die.h"
+#include "lightsim/prism/montecarlo.h"
 #include "lightsim/prism/programming.h"
 #include "lightsim/prism/relock.h"
 #include "lightsim/prism/timing.h"
@@ -31,6 +33,44 @@ struct AcceleratorRequest {
     s.field("drift_duration", &AcceleratorRequest::drift_duration,
             "simulated drift time that sets the relock rate (throughput net of relocks)")
         .range("10 ms", "1e6 s");
+  }
+};
+
+// The request of prism_montecarlo (prism/montecarlo.h).
+struct MonteCarloRequest {
+  static constexpr std::string_view kind = "prism_montecarlo_request";
+  std::string accelerator{};
+  std::int64_t dim = 64, rows = 1024, top_k = 32, trials = 24, queries = 8;
+  std::vector<std::int64_t> bits{4, 5, 6, 7, 8};
+  std::vector<double> weight_noise{0.0, 0.02, 0.05};
+  static void describe(config::Schema<MonteCarloRequest>& s) {
+    using R = MonteCarloRequest;
+    s.help(
+        "Request of prism montecarlo: the abstract Monte-Carlo (unit-Gaussian signatures, "
+        "Recall@k against weight bits and weight-space noise) beside the physical model.");
+    s.field("accelerator", &R::accelerator,
+            "accelerator name (configs/accelerators/) or YAML file; re-gridded to dim channels")
+        .required();
+    s.field("dim", &R::dim, "signature dimension d").range(std::int64_t{1}, std::int64_t{4096});
+    s.field("rows", &R::rows, "signatures N").range(std::int64_t{1}, std::int64_t{1} << 20);
+    s.field("top_k", &R::top_k, "k of Recall@k (<= rows)")
+        .range(std::int64_t{1}, std::int64_t{1} << 20);
+    s.field("trials", &R::trials, "bank states per point (signatures and weight noise)")
+        .range(std::int64_t{2}, std::int64_t{1} << 16);
+    s.field("queries", &R::queries, "queries per trial")
+        .range(std::int64_t{1}, std::int64_t{1} << 16);
+    s.field("bits", &R::bits, "weight bits of the points").min_items(1);
+    s.field("weight_noise", &R::weight_noise,
+            "weight-space noise sigma of the points, fraction of full scale")
+        .min_items(1);
+    s.rule([](const R& v) -> std::optional<std::string> {
+      if (v.top_k > v.rows) return fmt::format("top_k ({}) exceeds rows ({})", v.top_k, v.rows);
+      for (std::int64_t b : v.bits)
+        if (b < 2 || b > 24) return fmt::format("bits: {} is outside [2, 24]", b);
+      for (double w : v.weight_noise)
+        if (!(w >= 0 && w <= 10)) return fmt::format("weight_noise: {} is outside [0, 10]", w);
+      return std::nullopt;
+    });
   }
 };
 
@@ -145,6 +185,14 @@ void print_cost(const std::string& name, const prism::AcceleratorSpec& a,
   for (const prism::CostItem& c : r.area)
     fmt::print(out, "  {:<28} {:>10.3f} mm^2\n", c.name, c.value * 1e6);
   fmt::print(out, "  {:<28} {:>10.3f} mm^2\n", "total", r.area_total * 1e6);
+  const prism::DieReport die = prism::die_report(a, r.area_total);
+  fmt::print(out,
+             "  {:<28} {:>10.3f} mm^2 per chip (reticle limit {:.0f} mm^2): {}; yield {:.1f}% "
+             "Poisson, {:.1f}% negative binomial (D0 {:.3g} /cm^2, alpha {:.3g})\n",
+             "die", die.die_area * 1e6, die.reticle_limit * 1e6, die.fits ? "fits" : "NOT feasible",
+             100 * die.yield_poisson, 100 * die.yield_negative_binomial, a.area.defect_density,
+             a.area.defect_clustering);
+  if (!die.fits) fmt::print(out, "    - {}\n", die.reason);
   const auto other = a.programming.banks == prism::BankSharing::per_kv_head
                          ? prism::BankSharing::time_shared
                          : prism::BankSharing::per_kv_head;
@@ -200,6 +248,7 @@ Json cost_json(const CostResult& r) {
   Json j = prism::to_json(r.report);
   j["accelerator"] = r.name;
   j["relocks"] = prism::to_json(r.relock);
+  j["die"] = prism::to_json(prism::die_report(r.accelerator, r.report.area_total));
   j["seed"] = {{"source", r.seed.source},
                {"dynamic_energy_j", r.seed.dynamic_energy.si()},
                {"energy_with_tec_j", r.seed.energy_with_tec.si()},
@@ -230,9 +279,86 @@ Json timeline_json(const TimelineResult& r) {
   return j;
 }
 
+struct MonteCarloResult {
+  std::string name{};
+  prism::MonteCarloOptions options{};
+  std::vector<prism::MonteCarloPoint> points{};
+  photonics::FeasibilityReport feasibility{};  // of the device re-gridded to dim channels
+};
+
+MonteCarloResult evaluate_montecarlo(const MonteCarloRequest& q, Env& env) {
+  const prism::AcceleratorSpec a = prism::load_accelerator(q.accelerator, env.load);
+  env.inputs_read();
+  MonteCarloResult r{.name = q.accelerator};
+  prism::MonteCarloOptions& o = r.options;
+  o.dim = static_cast<int>(q.dim);
+  o.rows = static_cast<int>(q.rows);
+  o.top_k = static_cast<int>(q.top_k);
+  o.trials = static_cast<int>(q.trials);
+  o.queries = static_cast<int>(q.queries);
+  o.bits.assign(q.bits.begin(), q.bits.end());
+  o.weight_noise = q.weight_noise;
+  o.seed = env.ctx.seed();
+  r.points = prism::abstract_montecarlo(a, o);
+  r.feasibility =
+      photonics::check_feasibility(prism::at_dim(a, o.dim).device, a.calibration.heater_bias);
+  return r;
+}
+
+Json montecarlo_json(const MonteCarloResult& r) {
+  auto est = [](const prism::RecallEstimate& e) {
+    return Json{{"mean", e.mean}, {"ci95", e.ci95}};
+  };
+  Json points = Json::array();
+  for (const prism::MonteCarloPoint& p : r.points)
+    points.push_back({{"bits", p.bits},
+                      {"weight_noise", p.weight_noise},
+                      {"abstract", est(p.abstract)},
+                      {"model", est(p.model)},
+                      {"impaired", est(p.impaired)}});
+  const prism::MonteCarloOptions& o = r.options;
+  return {{"accelerator", r.name}, {"dim", o.dim},
+          {"rows", o.rows},        {"top_k", o.top_k},
+          {"trials", o.trials},    {"queries", o.queries},
+          {"points", points},      {"feasibility", photonics::to_json(r.feasibility)}};
+}
+
+void print_montecarlo(const MonteCarloResult& r, std::ostream& out) {
+  const prism::MonteCarloOptions& o = r.options;
+  fmt::print(out,
+             "Abstract Prism Monte-Carlo on {}: unit-Gaussian signatures, d = {}, N = {}, "
+             "Recall@{}, {} trials x {} queries (mean +- 95% CI)\n",
+             r.name, o.dim, o.rows, o.top_k, o.trials, o.queries);
+  fmt::print(out,
+             "  abstract = Qb(s / max|s|) + sigma z; model = the bank with the weight noise only "
+             "(balanced encoding); impaired = the accelerator's impairments + the weight noise\n");
+  fmt::print(out, "  {:>4} {:>6}  {:>17}  {:>17}  {:>17}\n", "bits", "sigma", "abstract", "model",
+             "impaired");
+  auto cell = [](const prism::RecallEstimate& e) {
+    return fmt::format("{:.4f} +- {:.4f}", e.mean, e.ci95);
+  };
+  for (const prism::MonteCarloPoint& p : r.points)
+    fmt::print(out, "  {:>4} {:>6.3f}  {:>17}  {:>17}  {:>17}\n", p.bits, p.weight_noise,
+               cell(p.abstract), cell(p.model), cell(p.impaired));
+  if (!r.feasibility.feasible) {
+    fmt::print(out, "  the device at d = {} channels is NOT feasible (so `impaired` is low):\n",
+               o.dim);
+    for (const std::string& s : r.feasibility.reasons()) fmt::print(out, "    - {}\n", s);
+  }
+}
+
 }  // namespace
 
 void register_prism_ops(Registry& registry) {
+  add<MonteCarloRequest, MonteCarloResult>(
+      registry, {.info = {.name = "prism_montecarlo",
+                          .command = {"prism", "montecarlo"},
+                          .help = "Abstract Monte-Carlo (Recall@k vs weight bits and weight "
+                                  "noise) beside the physical model",
+                          .positional = {"accelerator"}},
+                 .evaluate = evaluate_montecarlo,
+                 .to_json = montecarlo_json,
+                 .print = print_montecarlo});
   add<AcceleratorRequest, CostResult>(
       registry, {.info = {.name = "prism_cost",
                           .command = {"prism", "cost"},

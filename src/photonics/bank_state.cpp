@@ -31,6 +31,7 @@ BankState::BankState(const DeviceSpec& device, const ImpairmentSpec& impairments
       layout_(bank_rows(weights, device.grid.channels), device.grid.channels),
       single_ended_(device.detector.mode == DetectionMode::single_ended),
       drift_rho_(drift_neighbour_correlation(impairments)),
+      weight_sigma_(impairments.weight_noise * device.requirements.weight_range),
       lambdas_(channel_wavelengths(device.grid)),
       requested_(weights.begin(), weights.end()) {
   const int d = layout_.channels;
@@ -69,14 +70,8 @@ BankState::BankState(const DeviceSpec& device, const ImpairmentSpec& impairments
   // Target detunings, DAC-independent (closed form, Ring::phase_for_weight), reused by every
   // set_state; the ideal state's programmed detunings with an ideal DAC (or the exact targets).
   target_.resize(n);
-  const DacInstance ideal = DacInstance::ideal(dac_spec_);
-  for (std::size_t i = 0; i < n; ++i) {
-    target_[i] = programmer_.target_detuning(requested_[i]);
-    programmed_[i] =
-        imp_.quantization
-            ? programmer_.dac_step(target_[i], 1.0, 1.0, ideal.code_error.data()).detuning
-            : target_[i];
-  }
+  for (std::size_t i = 0; i < n; ++i) target_[i] = programmer_.target_detuning(requested_[i]);
+  program_ideal(target_);
   if (!ideal_state) return;
   compute_heat();
   compute_static();
@@ -86,21 +81,16 @@ void BankState::set_state(std::uint64_t seed, std::uint64_t trial) {
   RandomStream stream(seed, {0x50484f54ULL /* "PHOT" */, trial});
   const std::size_t n = requested_.size();
   const int rows = layout_.rows, d = layout_.channels;
-  draws_.resize(2 * n);
+  draws_.resize(n);
   // DACs: one INL/DNL profile per chip, then each ring's gain error and calibration: gain
-  // 1 + g (2u - 1), table gain + c (2u' - 1) (DacInstance::sample's distributions).
+  // 1 + g (2u - 1), table gain + c (2u' - 1) (DacInstance::sample's distributions); applied
+  // below, once the targets are known.
+  DacInstance chip;
   if (imp_.dac_errors) {
-    const DacInstance chip = DacInstance::sample(dac_spec_, stream);
+    chip = DacInstance::sample(dac_spec_, stream);
     programmer_.check_profile(chip);
-    stream.fill_uniform(std::span<float>(draws_.data(), 2 * n));
-    const double g = dac_spec_.gain_error, c = dac_spec_.calibration_residual;
-    for (std::size_t i = 0; i < n; ++i) {
-      const double gain = 1.0 + g * (2.0 * draws_[2 * i] - 1.0);
-      const double table = dac_spec_.calibrated ? gain + c * (2.0 * draws_[2 * i + 1] - 1.0) : 1.0;
-      const WeightProgrammer::DacStep step =
-          programmer_.dac_step(target_[i], gain, table, chip.code_error.data());
-      programmed_[i] = imp_.quantization ? step.detuning : target_[i];
-    }
+    dac_draws_.resize(2 * n);
+    stream.fill_uniform(std::span<float>(dac_draws_));
   }
   // Static error: fabrication + calibration residual, independent normals.
   const double fab = imp_.fabrication_sigma.si(), cal = imp_.calibration_residual.si();
@@ -126,8 +116,39 @@ void BankState::set_state(std::uint64_t seed, std::uint64_t trial) {
     }
   const double local = imp_.drift_local_sigma.si();
   for (std::size_t i = 0; i < n; ++i) drift_[i] = global + local * field[i];
+  // Weight-space noise: the requested weight moves by weight_sigma_ z before its inversion.
+  const bool weight_noise = weight_sigma_ > 0.0;
+  if (weight_noise) {
+    stream.fill_normal(std::span<float>(draws_.data(), n));
+    noisy_target_.resize(n);
+    for (std::size_t i = 0; i < n; ++i)
+      noisy_target_[i] = programmer_.target_detuning(requested_[i] + weight_sigma_ * draws_[i]);
+  }
+  const std::vector<double>& target = weight_noise ? noisy_target_ : target_;
+  if (imp_.dac_errors) {
+    const double g = dac_spec_.gain_error, c = dac_spec_.calibration_residual;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double gain = 1.0 + g * (2.0 * dac_draws_[2 * i] - 1.0);
+      const double table =
+          dac_spec_.calibrated ? gain + c * (2.0 * dac_draws_[2 * i + 1] - 1.0) : 1.0;
+      const WeightProgrammer::DacStep step =
+          programmer_.dac_step(target[i], gain, table, chip.code_error.data());
+      programmed_[i] = imp_.quantization ? step.detuning : target[i];
+    }
+  } else if (weight_noise) {
+    program_ideal(target);
+  }
   compute_heat();
   compute_static();
+}
+
+void BankState::program_ideal(const std::vector<double>& target) {
+  const DacInstance ideal = DacInstance::ideal(dac_spec_);
+  for (std::size_t i = 0; i < target.size(); ++i)
+    programmed_[i] =
+        imp_.quantization
+            ? programmer_.dac_step(target[i], 1.0, 1.0, ideal.code_error.data()).detuning
+            : target[i];
 }
 
 void BankState::compute_heat() {

@@ -35,6 +35,17 @@ void PathSpec::describe(config::Schema<PathSpec>& s) {
   s.field("waveguide_loss", &PathSpec::waveguide_loss, "propagation loss").min("0 dB/m");
   s.field("waveguide_length", &PathSpec::waveguide_length, "waveguide length to a row")
       .range("0 m", "1 m");
+  s.field("ring_through_loss", &PathSpec::ring_through_loss,
+          "excess insertion loss of each ring the light passes on its through port (the "
+          "critical path passes channels - 1 rings before the one that drops it)")
+      .range("0 dB", "3 dB");
+  s.field("ring_drop_loss", &PathSpec::ring_drop_loss,
+          "excess insertion loss of the drop port of the ring that weights the channel (the "
+          "through-port light passes it instead: the larger of the two is on the critical path)")
+      .range("0 dB", "10 dB");
+  s.field("detector_coupling_loss", &PathSpec::detector_coupling_loss,
+          "coupling loss from the waveguide into each photodiode")
+      .range("0 dB", "10 dB");
 }
 
 void DetectorSpec::describe(config::Schema<DetectorSpec>& s) {

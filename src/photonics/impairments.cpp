@@ -41,6 +41,12 @@ void ImpairmentSpec::describe(config::Schema<ImpairmentSpec>& s) {
           "(thermo-optic devices, uncompensated)");
   s.field("noise", &ImpairmentSpec::noise,
           "draw detector, RIN and ADC noise per query (terms switched in the device's noise)");
+  s.field("weight_noise", &ImpairmentSpec::weight_noise,
+          "weight-space noise: each ring's requested weight gets an additive Gaussian of this "
+          "standard deviation, as a fraction of the full scale device.requirements."
+          "weight_range, drawn per trial before the weight is programmed (0 = off; for "
+          "comparison with abstract Monte-Carlo models)")
+      .range(0.0, 10.0);
 }
 
 double drift_neighbour_correlation(const ImpairmentSpec& impairments) {

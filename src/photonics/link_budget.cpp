@@ -2,6 +2,7 @@
 // Lightening-Transformer style) and "Detection and noise".
 #include "lightsim/photonics/link_budget.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -32,7 +33,11 @@ LinkBudget link_budget(const DeviceSpec& d, double line_power) {
   b.modulator_db = d.modulator.insertion_loss.si();
   b.splitter_db = splitter_loss_db(d.bank.rows, d.path.splitter_excess.si());
   b.waveguide_db = d.path.waveguide_loss.si() * d.path.waveguide_length.si();
-  b.total_loss_db = b.coupling_db + b.modulator_db + b.splitter_db + b.waveguide_db;
+  const double through = d.path.ring_through_loss.si(), drop = d.path.ring_drop_loss.si();
+  b.rings_db = (d.grid.channels - 1) * through + std::max(through, drop);
+  b.detector_coupling_db = d.path.detector_coupling_loss.si();
+  b.total_loss_db = b.coupling_db + b.modulator_db + b.splitter_db + b.waveguide_db + b.rings_db +
+                    b.detector_coupling_db;
   b.line_power = line_power;
   b.channel_power = line_power * std::pow(10.0, -b.total_loss_db / 10.0);
   const int ch = d.grid.channels;
@@ -80,33 +85,37 @@ Json to_json(const LinkBudget& b) {
   auto dbm = [](double w) { return 10.0 * std::log10(w / 1e-3); };
   auto maybe = [](double v) { return std::isfinite(v) ? Json(v) : Json(); };
   auto rms_na = [](double var) { return std::sqrt(var) * 1e9; };
-  return {{"coupling_loss_db", b.coupling_db},
-          {"modulator_loss_db", b.modulator_db},
-          {"splitter_loss_db", b.splitter_db},
-          {"waveguide_loss_db", b.waveguide_db},
-          {"total_loss_db", b.total_loss_db},
-          {"line_power_dbm", dbm(b.line_power)},
-          {"channel_power_at_row_uw", b.channel_power * 1e6},
-          {"row_power_uw", b.row_power * 1e6},
-          {"pd_power_thru_uw", b.pd_power_thru * 1e6},
-          {"pd_power_drop_uw", b.pd_power_drop * 1e6},
-          {"signal_current_ua", b.signal_current * 1e6},
-          {"adc_utilization", b.adc_utilization},
-          {"noise_rms_na",
-           {{"shot", rms_na(b.noise.shot)},
-            {"thermal", rms_na(b.noise.thermal)},
-            {"tia", rms_na(b.noise.tia)},
-            {"nep", rms_na(b.noise.nep)},
-            {"rin", rms_na(b.noise.rin)},
-            {"adc", rms_na(b.noise.adc)},
-            {"total", rms_na(b.noise.total())}}},
-          {"snr_db", b.snr_db},
-          {"enob", b.enob},
-          {"target_enob", b.target_enob},
-          {"required_line_power_dbm",
-           std::isfinite(b.required_line_power) ? Json(dbm(b.required_line_power)) : Json()},
-          {"required_wall_power_w", maybe(b.required_wall_power)},
-          {"wall_power_w", b.wall_power}};
+  Json j = {{"coupling_loss_db", b.coupling_db},
+            {"modulator_loss_db", b.modulator_db},
+            {"splitter_loss_db", b.splitter_db},
+            {"waveguide_loss_db", b.waveguide_db},
+            {"total_loss_db", b.total_loss_db},
+            {"line_power_dbm", dbm(b.line_power)},
+            {"channel_power_at_row_uw", b.channel_power * 1e6},
+            {"row_power_uw", b.row_power * 1e6},
+            {"pd_power_thru_uw", b.pd_power_thru * 1e6},
+            {"pd_power_drop_uw", b.pd_power_drop * 1e6},
+            {"signal_current_ua", b.signal_current * 1e6},
+            {"adc_utilization", b.adc_utilization},
+            {"noise_rms_na",
+             {{"shot", rms_na(b.noise.shot)},
+              {"thermal", rms_na(b.noise.thermal)},
+              {"tia", rms_na(b.noise.tia)},
+              {"nep", rms_na(b.noise.nep)},
+              {"rin", rms_na(b.noise.rin)},
+              {"adc", rms_na(b.noise.adc)},
+              {"total", rms_na(b.noise.total())}}},
+            {"snr_db", b.snr_db},
+            {"enob", b.enob},
+            {"target_enob", b.target_enob},
+            {"required_line_power_dbm",
+             std::isfinite(b.required_line_power) ? Json(dbm(b.required_line_power)) : Json()},
+            {"required_wall_power_w", maybe(b.required_wall_power)},
+            {"wall_power_w", b.wall_power}};
+  // The on-row lines only when a device has them (a zero line would change every report).
+  if (b.rings_db != 0) j["rings_loss_db"] = b.rings_db;
+  if (b.detector_coupling_db != 0) j["detector_coupling_loss_db"] = b.detector_coupling_db;
+  return j;
 }
 
 }  // namespace lightsim::photonics

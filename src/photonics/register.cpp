@@ -3,6 +3,7 @@
 
 #include "lightsim/photonics/device.h"
 #include "lightsim/photonics/mvm.h"
+#include "lightsim/photonics/ptc_path.h"
 
 namespace lightsim::photonics {
 
@@ -22,6 +23,8 @@ void register_all(Registry& registry) {
   registry.add_spec<NoiseSpec>();
   registry.add_spec<ImpairmentSpec>();
   registry.add_spec<RequirementsSpec>();
+  registry.add_spec<PtcDeviceSpec>();
+  registry.add_spec<PtcPathReference>();
 }
 
 }  // namespace lightsim::photonics

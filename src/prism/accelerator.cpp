@@ -14,9 +14,15 @@ namespace lightsim::prism {
 void ProgrammingSpec::describe(config::Schema<ProgrammingSpec>& s) {
   s.help("How block signatures become ring weights and what reprogramming costs.");
   s.field("weight_bits", &ProgrammingSpec::weight_bits,
-          "digital weight quantization before the DAC: round(w s) / s, s = 2^(bits-1) - 1 "
-          "(the seed's quantization-aware training rule)")
+          "digital weight quantization before the DAC, at the level count of weight_levels")
       .range(2, 24);
+  s.enumeration(
+      "weight_levels", &ProgrammingSpec::weight_levels,
+      {{"zero_centred", WeightLevels::zero_centred}, {"all_codes", WeightLevels::all_codes}},
+      "level count of the weight quantizer: zero_centred = 2^bits - 1 levels "
+      "round(w s) / s, s = 2^(bits-1) - 1 (zero is a level; the seed's QAT rule, so "
+      "2 bits give 3 levels); all_codes = all 2^bits levels -1 + 2 k / (2^bits - 1) "
+      "(no zero level)");
   s.enumeration(
       "banks", &ProgrammingSpec::banks,
       {{"per_kv_head", BankSharing::per_kv_head}, {"time_shared", BankSharing::time_shared}},
@@ -71,6 +77,12 @@ void SelectionSpec::describe(config::Schema<SelectionSpec>& s) {
 
 void ElectronicsSpec::describe(config::Schema<ElectronicsSpec>& s) {
   s.help("Converters, drivers and amplifiers around the bank: energy and timing parameters.");
+  s.enumeration("query_encoding", &ElectronicsSpec::query_encoding,
+                {{"intensity", QueryEncoding::intensity}, {"balanced", QueryEncoding::balanced}},
+                "query encoding: intensity = (1 + u) / 2 in [0, 1] with the offset removed "
+                "digitally; balanced = the complementary drives (1 + u) / 2 and (1 - u) / 2 of a "
+                "balanced MZM in two integration windows, their difference the signed sum_j "
+                "w_j u_j (twice the windows, modulator symbols, detector and ADC conversions)");
   s.field("query_bits", &ElectronicsSpec::query_bits,
           "resolution of the DAC driving each query modulator")
       .range(1, 24);
@@ -135,6 +147,18 @@ void AreaSpec::describe(config::Schema<AreaSpec>& s) {
   s.field("modulator_area", &AreaSpec::modulator_area, "per query modulator").min("0 m^2");
   s.field("waveguide_pitch", &AreaSpec::waveguide_pitch, "width taken by one routed waveguide")
       .positive();
+  s.field("reticle_limit", &AreaSpec::reticle_limit,
+          "largest die one exposure field prints: 26 mm x 33 mm = 858 mm^2 on 193i/EUV "
+          "step-and-scan tools; a larger die per chip is infeasible without stitching")
+      .positive();
+  s.field("defect_density", &AreaSpec::defect_density,
+          "random defects per cm^2 for the yield model (0.1: TSMC N5 at volume ramp, "
+          "AnandTech 2020; a photonics process is likely worse)")
+      .range(0.0, 100.0);
+  s.field("defect_clustering", &AreaSpec::defect_clustering,
+          "negative-binomial clustering parameter alpha (0.5-2 for mature processes; large "
+          "alpha tends to the Poisson yield)")
+      .range(0.01, 1e6);
 }
 
 void AcceleratorSpec::describe(config::Schema<AcceleratorSpec>& s) {
@@ -185,6 +209,10 @@ int passes(const AcceleratorSpec& a) {
   return (scored_rows(a) + per_pass - 1) / per_pass;
 }
 
+int rails(const AcceleratorSpec& a) {
+  return a.electronics.query_encoding == QueryEncoding::balanced ? 2 : 1;
+}
+
 AcceleratorSpec load_accelerator(const std::string& name_or_file,
                                  const config::LoadOptions& options) {
   return config::load_spec<AcceleratorSpec>(
@@ -194,6 +222,14 @@ AcceleratorSpec load_accelerator(const std::string& name_or_file,
 
 std::string to_string(BankSharing b) {
   return b == BankSharing::per_kv_head ? "per_kv_head" : "time_shared";
+}
+
+std::string to_string(WeightLevels l) {
+  return l == WeightLevels::zero_centred ? "zero_centred" : "all_codes";
+}
+
+std::string to_string(QueryEncoding e) {
+  return e == QueryEncoding::intensity ? "intensity" : "balanced";
 }
 
 std::string to_string(FanoutTopology t) {

@@ -50,6 +50,7 @@ CostReport build(const AcceleratorSpec& a, std::optional<double> tec) {
   const double d = dev.grid.channels;
   const double rows_pass = static_cast<double>(physical_rows(a)) * a.interposer.chips;
   const double rows_scored = rows_pass * t.passes;
+  const double conversions = rows_scored * t.rails;  // detector windows and ADC conversions
   r.banks = banks_needed(a);
   r.system_qps = r.banks * t.qps;
   r.tec_included = tec.has_value();
@@ -78,13 +79,16 @@ CostReport build(const AcceleratorSpec& a, std::optional<double> tec) {
     e("laser", r.laser_wall_power * light_on,
       "device.laser (d x power_per_line / wall_plug_efficiency) x 10^(fan-out loss/10) x "
       "passes x (OPTICAL_PROP + INTEGRATE)");
-  e("modulators", d * el.modulator_energy.si(), "d x electronics.modulator_energy");
+  e("modulators", d * t.rails * el.modulator_energy.si(),
+    t.rails > 1 ? "d x 2 rails x electronics.modulator_energy (balanced encoding)"
+                : "d x electronics.modulator_energy");
   e("query_dacs", d * el.query_dac_step.si() * std::ldexp(1.0, el.query_bits),
     "d x electronics.query_dac_step x 2^query_bits");
-  e("detectors", rows_scored * el.pd_bias.si() * pd_current * window,
-    "rows scored x pd_bias x (R (P_thru + P_drop) + 2 I_dark) x tia.integration_window");
-  e("tia_adc", rows_scored * (el.tia_power.si() * window + adc_conv),
-    "rows scored x (electronics.tia_power x integration_window + adc_step x 2^adc.bits)");
+  const std::string rows_label = t.rails > 1 ? "rows scored x 2 rails" : "rows scored";
+  e("detectors", conversions * el.pd_bias.si() * pd_current * window,
+    rows_label + " x pd_bias x (R (P_thru + P_drop) + 2 I_dark) x tia.integration_window");
+  e("tia_adc", conversions * (el.tia_power.si() * window + adc_conv),
+    rows_label + " x (electronics.tia_power x integration_window + adc_step x 2^adc.bits)");
   e("topk", comparisons * a.selection.comparator_energy.si(),
     "compare-and-swaps of the bitonic merge trees x selection.comparator_energy");
   if (a.selection.rerank_k > 0)

@@ -8,12 +8,18 @@
 
 namespace lightsim::prism {
 
-double quantize_weight(double w, int bits) {
+double quantize_weight(double w, int bits, WeightLevels levels) {
+  const double c = std::clamp(w, -1.0, 1.0);
+  if (levels == WeightLevels::all_codes) {
+    const double top = std::ldexp(1.0, bits) - 1.0;  // 2^bits levels: codes 0 .. top
+    return 2.0 * std::round(0.5 * (c + 1.0) * top) / top - 1.0;
+  }
   const double s = std::ldexp(1.0, bits - 1) - 1.0;
-  return std::round(std::clamp(w, -1.0, 1.0) * s) / s;
+  return std::round(c * s) / s;
 }
 
-BankWeights map_signatures(std::span<const float> signatures, int d, double range, int bits) {
+BankWeights map_signatures(std::span<const float> signatures, int d, double range, int bits,
+                           WeightLevels levels) {
   LIGHTSIM_CHECK(d > 0 && signatures.size() % static_cast<std::size_t>(d) == 0,
                  "signatures must be [rows, d]");
   BankWeights b;
@@ -25,7 +31,7 @@ BankWeights map_signatures(std::span<const float> signatures, int d, double rang
   b.weights.resize(signatures.size());
   b.row_sum.assign(static_cast<std::size_t>(b.rows), 0.0);
   for (std::size_t i = 0; i < signatures.size(); ++i) {
-    const double w = m > 0.0f ? range * quantize_weight(signatures[i] / m, bits) : 0.0;
+    const double w = m > 0.0f ? range * quantize_weight(signatures[i] / m, bits, levels) : 0.0;
     b.weights[i] = static_cast<float>(w);
     b.row_sum[i / static_cast<std::size_t>(d)] += static_cast<float>(w);
   }
@@ -41,6 +47,15 @@ double encode_query(std::span<const float> q, int bits, std::span<float> x) {
     const double u = m > 0.0f ? 0.5 * (1.0 + q[j] / m) : 0.5;
     x[j] = static_cast<float>(std::round(u * levels) / levels);
   }
+  return m;
+}
+
+double encode_query_balanced(std::span<const float> q, int bits, std::span<float> x_plus,
+                             std::span<float> x_minus) {
+  LIGHTSIM_CHECK(q.size() == x_plus.size() && q.size() == x_minus.size(),
+                 "query and encoding differ in length");
+  const double m = encode_query(q, bits, x_plus);
+  for (std::size_t j = 0; j < q.size(); ++j) x_minus[j] = 1.0f - x_plus[j];
   return m;
 }
 

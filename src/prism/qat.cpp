@@ -29,6 +29,7 @@ double quantize_unit(double u, double levels) {
 QatOptions qat_options_for(const AcceleratorSpec& a) {
   QatOptions o;
   o.weight_bits = a.programming.weight_bits;
+  o.weight_levels = a.programming.weight_levels;
   o.query_bits = a.electronics.query_bits;
   o.weight_range = a.device.requirements.weight_range;
   return o;
@@ -68,7 +69,6 @@ double qat_epoch(const QatData& data, const QatOptions& o, std::vector<float>& p
                  "QAT: projection and Adam state must be d x D");
   LIGHTSIM_CHECK_AS(InputError, o.temperature > 0 && o.batch > 0 && o.learning_rate > 0,
                     "QAT: temperature, batch and learning_rate must be positive");
-  const double s_w = std::ldexp(1.0, o.weight_bits - 1) - 1.0;
   const double levels = std::ldexp(1.0, o.query_bits) - 1.0;
   const Eigen::Map<const RowMatrixF> means(data.block_means.data(), static_cast<Eigen::Index>(nb),
                                            static_cast<Eigen::Index>(nd));
@@ -86,8 +86,10 @@ double qat_epoch(const QatData& data, const QatOptions& o, std::vector<float>& p
     const double wscale = mx > 0 ? o.weight_range / mx : 0.0;  // dW / dS under the STE
     for (Eigen::Index i = 0; i < sig.size(); ++i)
       w.data()[i] =
-          mx > 0 ? static_cast<float>(o.weight_range * std::round(sig.data()[i] / mx * s_w) / s_w)
-                 : 0.0f;
+          mx > 0
+              ? static_cast<float>(o.weight_range * quantize_weight(sig.data()[i] / mx,
+                                                                    o.weight_bits, o.weight_levels))
+              : 0.0f;
     gs.setZero();
     grad.setZero();
     for (std::size_t k = b0; k < b1; ++k) {

@@ -14,6 +14,7 @@
 #include "lightsim/kv/projection.h"
 #include "lightsim/photonics/mvm.h"
 #include "lightsim/prism/programming.h"
+#include "lightsim/prism/readout.h"
 #include "lightsim/prism/voting.h"
 
 namespace lightsim::prism {
@@ -52,16 +53,13 @@ class PrismScorer final : public kv::Scorer {
     for (std::size_t b = 0; b < nb; ++b)
       projection_.apply(means.data() + b * head.head_dim, signatures_.data() + b * d);
     bank_ = map_signatures(signatures_, d_, acc_.device.requirements.weight_range,
-                           acc_.programming.weight_bits);
-    half_row_sum_.resize(bank_.row_sum.size());
-    for (std::size_t b = 0; b < half_row_sum_.size(); ++b)
-      half_row_sum_[b] = static_cast<float>(0.5 * bank_.row_sum[b]);
+                           acc_.programming.weight_bits, acc_.programming.weight_levels);
+    readout_.emplace(acc_, bank_);
     seed_ = index.seed;
     head_id_ = (static_cast<std::uint64_t>(index.layer) << 32) | index.kv_head;
     kernel_.emplace(acc_.device, acc_.impairments, bank_.weights, seed_, head_id_);
     q_.resize(head.head_dim);
     pq_.resize(d);
-    x_.resize(d);
     exact_.resize(nb);
     if (acc_.selection.votes > 1) {
       voter_.emplace(nb, layout.candidates(), static_cast<std::size_t>(acc_.selection.top_k));
@@ -102,14 +100,10 @@ class PrismScorer final : public kv::Scorer {
     std::fill(pq, pq + d, 0.0f);
     for (std::size_t j = 0; j < dh; ++j)
       for (std::size_t i = 0; i < d; ++i) pq[i] += pt[j * d + i] * q[j];
-    encode_query(pq_, acc_.electronics.query_bits, x_);
     RandomStream noise = vote == 0
                              ? RandomStream(seed_, {0x5052534dull /* "PRSM" */, head_id_, step})
                              : RandomStream(seed_, {0x5052534dull, head_id_, step, vote});
-    kernel_->score(x_, out, noise);
-    const float* __restrict offset = half_row_sum_.data();
-    float* __restrict o = out.data();
-    for (std::size_t b = 0; b < out.size(); ++b) o[b] -= offset[b];
+    readout_->read(*kernel_, pq_, noise, out);
     if (acc_.selection.rerank_k > 0) rerank(out);
   }
 
@@ -147,15 +141,15 @@ class PrismScorer final : public kv::Scorer {
   int d_ = 0;
   const kv::HeadView* head_ = nullptr;
   kv::ProjectionMatrix projection_;
-  std::vector<float> pt_;            // P transposed, [D, d]
-  std::vector<float> signatures_;    // [blocks, d]
-  std::vector<float> half_row_sum_;  // the digital offset removed from each row's score
+  std::vector<float> pt_;          // P transposed, [D, d]
+  std::vector<float> signatures_;  // [blocks, d]
   BankWeights bank_;
   std::uint64_t seed_ = 0, head_id_ = 0;
   // Per-query scratch and the kernel's scratch: score() is logically const (one scorer per
   // head, never shared between threads).
   mutable std::optional<photonics::MvmKernel> kernel_;
-  mutable std::vector<float> q_, pq_, x_, exact_;
+  mutable std::vector<float> q_, pq_, exact_;
+  mutable std::optional<QueryReadout> readout_;  // encoding, kernel pass(es), offset
   mutable std::vector<std::size_t> order_;
   mutable std::optional<VoteCounter> voter_;  // when selection.votes > 1
   mutable std::vector<float> vote_;           // one vote's scores

@@ -72,6 +72,7 @@ Timeline timeline(const AcceleratorSpec& a) {
   const auto& el = a.electronics;
   Timeline t;
   t.passes = passes(a);
+  t.rails = rails(a);
   t.chips = a.interposer.chips;
   if (t.chips > 1)
     t.hops = a.interposer.topology == FanoutTopology::chain ? t.chips - 1 : ceil_log2(t.chips);
@@ -112,8 +113,10 @@ Timeline timeline(const AcceleratorSpec& a) {
     add(State::weight_load, p, t.weight_load);
     if (p == 0) add(State::dac_setup, p, t.dac_setup);  // the query stays on the modulators
     add(State::optical_prop, p, t.optical_prop);
-    add(State::integrate, p, t.integrate);
-    add(State::adc_conv, p, t.adc_conv);
+    for (int r = 0; r < t.rails; ++r) {  // balanced encoding: one window per rail
+      add(State::integrate, p, t.integrate);
+      add(State::adc_conv, p, t.adc_conv);
+    }
     add(State::topk, p, t.topk);
   }
   add(State::merge, t.passes - 1, t.merge);

@@ -60,7 +60,8 @@ class BankState {
   // (DacInstance::sample) and 2 float uniforms per ring for its gain and calibrated gain (when
   // dac_errors); one float normal per ring for its static error (fabrication and calibration
   // residual, independent normals, so one normal of their root-sum-square sigma); one double
-  // normal for the global drift; one float normal per ring for the local drift field.
+  // normal for the global drift; one float normal per ring for the local drift field; one float
+  // normal per ring for the weight-space noise (only when impairments.weight_noise > 0).
   void set_state(std::uint64_t seed, std::uint64_t trial);
   // The SIMD path of the static part (every path gives the same bits; tests compare them).
   void use_kernels(const kernels::KernelSet& k) { kernels_ = &k; }
@@ -88,6 +89,8 @@ class BankState {
  private:
   void compute_heat();    // heat_ from programmed_ (thermal crosstalk of the heaters)
   void compute_static();  // detuning_ and the blocked matrices from the parts
+  // programmed_ from `target` through an ideal DAC (or exactly, without quantization).
+  void program_ideal(const std::vector<double>& target);
 
   const kernels::KernelSet* kernels_;
   ImpairmentSpec imp_;
@@ -97,13 +100,16 @@ class BankState {
   bool single_ended_;                // drop-port detection: the through port is not detected
   double heater_c_ = 0.0;            // thermal crosstalk of the heaters applied (0: none)
   double drift_rho_ = 0.0;           // drift_neighbour_correlation
+  double weight_sigma_ = 0.0;        // weight-space noise sigma, weight units (0: off)
   std::vector<double> lambdas_;      // d channel wavelengths (m)
   std::vector<double> inv_lambdas_;  // d: 1 / lambda_j
   std::vector<double> heater_pow_;   // d: heater_c_^k, k = |i - j|
   // d x d: sine and cosine of the half-phase of channel j at ring i's channel, A_ji =
   // (phase_constant / 2)(1/lambda_j - 1/lambda_i) (kernels::MixBlock).
   std::vector<double> sin_a_, cos_a_;
-  std::vector<float> draws_;  // scratch of set_state: the float draws
+  std::vector<float> draws_;          // scratch of set_state: the float draws
+  std::vector<float> dac_draws_;      // scratch of set_state: 2 uniforms per ring for its DAC
+  std::vector<double> noisy_target_;  // N x d targets with weight-space noise (set_state)
   // Blocked scratch of compute_static: each ring's half-phase on its own channel (B_i) and at
   // the ring's design wavelength, their sine and cosine; one block's thru and drop.
   std::vector<double> half_, half_own_, sin_b_, cos_b_, sin_own_, cos_own_, thru_, drop_;

@@ -31,13 +31,18 @@ struct ModulatorSpec {
 };
 
 // Loss from the laser to a ring row: coupling, splitter tree to N rows
-// (10 log10 N + excess * ceil(log2 N)), and waveguide.
+// (10 log10 N + excess * ceil(log2 N)), and waveguide; then on the row, the excess insertion
+// loss of the rings the light passes (through port, per ring on the path) and of the ring that
+// drops it (drop port), and the coupling into the photodiode (link_budget.h: the critical path).
 struct PathSpec {
   static constexpr std::string_view kind = "optical_path";
   Decibel coupling_loss = Decibel::si(1.5);
   Decibel splitter_excess = Decibel::si(0.2);              // per 1x2 stage
   LossPerLength waveguide_loss = LossPerLength::si(20.0);  // 0.2 dB/cm
   Length waveguide_length = Length::si(0.01);
+  Decibel ring_through_loss = Decibel::si(0.0);       // excess per ring passed off resonance
+  Decibel ring_drop_loss = Decibel::si(0.0);          // excess of the drop port of a ring
+  Decibel detector_coupling_loss = Decibel::si(0.0);  // waveguide to photodiode
   static void describe(config::Schema<PathSpec>& s);
 };
 

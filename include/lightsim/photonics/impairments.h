@@ -31,6 +31,11 @@ struct ImpairmentSpec {
   // (thermo-optic devices; uncompensated by the weight programming).
   bool heater_crosstalk = true;
   bool noise = true;  // detector/RIN/ADC noise per query (terms: device.noise)
+  // Weight-space noise (for like-for-like comparison with abstract Monte-Carlo models): each
+  // ring's requested weight w gets w + weight_noise * weight_range * z, z ~ N(0, 1) drawn per
+  // trial, before the inversion to a detuning (weight_range = device.requirements.weight_range,
+  // the full scale of the Prism mapping). 0 = off.
+  double weight_noise = 0.0;
   static void describe(config::Schema<ImpairmentSpec>& s);
 };
 

@@ -14,8 +14,13 @@ namespace lightsim::photonics {
 struct DeviceSpec;
 
 struct LinkBudget {
-  // Losses (dB) from one laser line to a ring row.
-  double coupling_db = 0, modulator_db = 0, splitter_db = 0, waveguide_db = 0, total_loss_db = 0;
+  // Losses (dB) from one laser line to the photodiodes along the critical path: to the row
+  // (coupling, modulator, splitter, waveguide), then on the row (rings_db = (channels - 1) x
+  // path.ring_through_loss + max(ring_through_loss, ring_drop_loss): the last channel passes
+  // every other ring, then its own ring's worse port) and into the photodiode
+  // (detector_coupling_db). channel_power and the photodiode powers are after total_loss_db.
+  double coupling_db = 0, modulator_db = 0, splitter_db = 0, waveguide_db = 0, rings_db = 0,
+         detector_coupling_db = 0, total_loss_db = 0;
   double line_power = 0;                        // W per comb line at the laser
   double channel_power = 0;                     // W per channel at a ring row
   double row_power = 0;                         // W, all channels at a row

@@ -22,10 +22,16 @@ namespace lightsim::prism {
 // or one bank time-shared by every KV head (reprogrammed when the head changes).
 enum class BankSharing { per_kv_head, time_shared };
 
+// Level count of the digital weight quantizer (programming.h, quantize_weight):
+// zero_centred: 2^b - 1 levels round(w s) / s, s = 2^(b-1) - 1 (zero is a level; the seed's QAT
+// rule); all_codes: all 2^b levels, -1 + 2 k / (2^b - 1), k = 0 .. 2^b - 1 (no zero level).
+enum class WeightLevels { zero_centred, all_codes };
+
 // Signatures -> ring weights, and what reprogramming costs.
 struct ProgrammingSpec {
   static constexpr std::string_view kind = "programming";
-  int weight_bits = 5;  // digital weight quantization, round(w s) / s with s = 2^(b-1) - 1
+  int weight_bits = 5;  // digital weight quantization (weight_levels)
+  WeightLevels weight_levels = WeightLevels::zero_centred;
   BankSharing banks = BankSharing::per_kv_head;
   int kv_heads = 8;        // KV heads served (one bank each, or sharing one bank)
   int block_tokens = 128;  // tokens per KV block: a block's signature is final after these
@@ -49,9 +55,18 @@ struct SelectionSpec {
   static void describe(config::Schema<SelectionSpec>& s);
 };
 
+// How the query reaches the rings (programming.h, encode_query / encode_query_balanced):
+// intensity: x_j = (1 + u_j) / 2 in [0, 1], u_j = q_j / max|q|, one integration window per
+// pass, the offset sum_j w_j / 2 removed digitally (from the requested weights, so weight errors
+// enter through it too); balanced: the complementary drives (1 + u_j) / 2 and (1 - u_j) / 2 (the
+// two outputs of a balanced MZM) in two integration windows of the same rows, whose difference
+// is sum_j w_j u_j: signed, no offset, twice the windows, symbols and conversions per pass.
+enum class QueryEncoding { intensity, balanced };
+
 // Electronics around the bank (energy and timing sources; docs/prism.md "Cost model").
 struct ElectronicsSpec {
   static constexpr std::string_view kind = "electronics";
+  QueryEncoding query_encoding = QueryEncoding::intensity;
   int query_bits = 8;                          // modulator driver DAC resolution
   Energy query_dac_step = Energy::si(14e-15);  // DAC energy per conversion step: E = fom 2^b
   Frequency query_dac_bandwidth = Frequency::si(10e9);
@@ -91,6 +106,11 @@ struct AreaSpec {
   Area adc_area = Area::si(0.01e-6);       // per ADC
   Area modulator_area = Area::si(0.5e-6);  // per query modulator
   Length waveguide_pitch = Length::si(5e-6);
+  // Die feasibility and yield (die.h): one die per chip against the scanner's field, and the
+  // random-defect yield at this defect density (per cm^2) and clustering (negative binomial).
+  Area reticle_limit = Area::si(858e-6);  // 26 mm x 33 mm exposure field
+  double defect_density = 0.1;            // defects per cm^2
+  double defect_clustering = 2.0;         // negative-binomial alpha
   static void describe(config::Schema<AreaSpec>& s);
 };
 
@@ -119,12 +139,17 @@ int physical_rows(const AcceleratorSpec& a);  // per chip
 int scored_rows(const AcceleratorSpec& a);    // logical rows (blocks) per query
 // Passes of time multiplexing: ceil(logical / (physical x chips)).
 int passes(const AcceleratorSpec& a);
+// Integration windows per pass: 2 for the balanced query encoding (its two complementary
+// rails), else 1.
+int rails(const AcceleratorSpec& a);
 
 // Loads `name_or_file`: a YAML file, or NAME for <config root>/accelerators/NAME.yaml.
 AcceleratorSpec load_accelerator(const std::string& name_or_file,
                                  const config::LoadOptions& options);
 
 std::string to_string(BankSharing b);
+std::string to_string(WeightLevels l);
+std::string to_string(QueryEncoding e);
 std::string to_string(FanoutTopology t);
 
 }  // namespace lightsim::prism

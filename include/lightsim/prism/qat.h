@@ -31,7 +31,8 @@
 namespace lightsim::prism {
 
 struct QatOptions {
-  int weight_bits = 4;          // Qw resolution (programming.weight_bits of the target bank)
+  int weight_bits = 4;  // Qw resolution (programming.weight_bits of the target bank)
+  WeightLevels weight_levels = WeightLevels::zero_centred;  // programming.weight_levels
   int query_bits = 8;           // Qx resolution (electronics.query_bits)
   double weight_range = 0.9;    // weights in [-range, range] (device.requirements.weight_range)
   double score_noise = 0.0;     // sigma, weight units (measure_score_noise, or a stated value)

@@ -62,6 +62,7 @@ struct Timeline {
   double interval = 0;        // s between back-to-back queries on one bank
   double qps = 0;             // queries per second per bank (1 / interval)
   int passes = 1, chips = 1, hops = 0;
+  int rails = 1;              // integration windows per pass (2: balanced query encoding)
   double fanout_loss_db = 0;  // interposer: hops x hop loss + 10 log10(chips) split
   // One-pass durations (s) of each state, for the report.
   double weight_load = 0, dac_setup = 0, optical_prop = 0, integrate = 0, adc_conv = 0, topk = 0,

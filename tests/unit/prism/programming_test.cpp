@@ -1,6 +1,7 @@
 // Signature mapping, query encoding and reprogramming cost.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -25,6 +26,29 @@ TEST(Programming, QuantizeWeightFollowsTheQatRule) {
     EXPECT_LE(std::abs(quantize_weight(w, 8) - w), 0.5 / 127 + 1e-12);
 }
 
+TEST(Programming, WeightLevelCountIsTheStatedOption) {
+  auto distinct = [](int bits, WeightLevels levels) {
+    std::vector<double> seen;
+    for (double w = -1.0; w <= 1.0; w += 1e-3) {
+      const double q = quantize_weight(w, bits, levels);
+      if (std::find(seen.begin(), seen.end(), q) == seen.end()) seen.push_back(q);
+    }
+    return seen.size();
+  };
+  // zero_centred (the default, the seed's rule): 2^b - 1 levels, so 2 bits give 3.
+  EXPECT_EQ(distinct(2, WeightLevels::zero_centred), 3u);
+  EXPECT_EQ(distinct(4, WeightLevels::zero_centred), 15u);
+  // all_codes: all 2^b levels, the ends at +-1, no zero level.
+  EXPECT_EQ(distinct(2, WeightLevels::all_codes), 4u);
+  EXPECT_EQ(distinct(4, WeightLevels::all_codes), 16u);
+  EXPECT_DOUBLE_EQ(quantize_weight(0.2, 2, WeightLevels::all_codes), 1.0 / 3.0);
+  EXPECT_DOUBLE_EQ(quantize_weight(-0.9, 2, WeightLevels::all_codes), -1.0);
+  EXPECT_NE(quantize_weight(0.0, 4, WeightLevels::all_codes), 0.0);
+  // The default argument is the zero_centred rule.
+  for (double w = -1; w <= 1; w += 0.01)
+    EXPECT_EQ(quantize_weight(w, 5), quantize_weight(w, 5, WeightLevels::zero_centred));
+}
+
 TEST(Programming, SignaturesScaleToTheWeightRangeAndRowSumsMatch) {
   const std::vector<float> sig = {2.0f, -4.0f, 1.0f, 0.0f};  // 2 rows x d 2
   const BankWeights b = map_signatures(sig, 2, 0.9, 24);
@@ -42,6 +66,18 @@ TEST(Programming, QueryEncodingIsAnOffsetIntensity) {
   EXPECT_NEAR(x[0], 0.75, 1e-4);
   EXPECT_NEAR(x[1], 0.0, 1e-6);
   EXPECT_NEAR(x[2], 0.5, 1e-4);
+}
+
+TEST(Programming, BalancedQueryEncodingGivesComplementaryRailsOfTheSignedQuery) {
+  const std::vector<float> q = {1.0f, -2.0f, 0.0f, 0.5f};
+  std::vector<float> plus(4), minus(4), x(4);
+  EXPECT_FLOAT_EQ(static_cast<float>(encode_query_balanced(q, 16, plus, minus)), 2.0f);
+  encode_query(q, 16, x);
+  for (std::size_t j = 0; j < q.size(); ++j) {
+    EXPECT_EQ(plus[j], x[j]);                            // rail + is the intensity encoding
+    EXPECT_FLOAT_EQ(plus[j] + minus[j], 1.0f);           // complementary outputs
+    EXPECT_NEAR(plus[j] - minus[j], q[j] / 2.0f, 1e-4);  // the signed u_j = q_j / max|q|
+  }
 }
 
 TEST(Programming, SwitchEnergyIsDacConversionPlusDriverCharge) {

@@ -178,5 +178,29 @@ TEST(Cost, AnInfeasibleTecIsLeftOutOfEveryFigure) {
   EXPECT_TRUE(to_json(s).at("tec_power_w").is_number());
 }
 
+TEST(Timeline, BalancedEncodingIntegratesTwiceAndPaysTwiceForWindowsAndSymbols) {
+  AcceleratorSpec a = preset("seed");
+  const Timeline t1 = timeline(a);
+  const CostReport r1 = cost(a, 0.0);
+  a.electronics.query_encoding = QueryEncoding::balanced;
+  const Timeline t2 = timeline(a);
+  const CostReport r2 = cost(a, 0.0);
+  EXPECT_EQ(t1.rails, 1);
+  EXPECT_EQ(t2.rails, 2);
+  EXPECT_DOUBLE_EQ(t2.duration_of(State::integrate), 2 * t1.duration_of(State::integrate));
+  EXPECT_DOUBLE_EQ(t2.duration_of(State::adc_conv), 2 * t1.duration_of(State::adc_conv));
+  EXPECT_NEAR(t2.latency - t1.latency, t1.integrate + t1.adc_conv, 1e-15);
+  auto item = [](const CostReport& r, const std::string& name) {
+    for (const CostItem& c : r.energy)
+      if (c.name == name) return c.value;
+    ADD_FAILURE() << name;
+    return 0.0;
+  };
+  for (const char* name : {"modulators", "detectors", "tia_adc"})
+    EXPECT_NEAR(item(r2, name), 2 * item(r1, name), 1e-12 * item(r1, name)) << name;
+  EXPECT_DOUBLE_EQ(item(r2, "query_dacs"), item(r1, "query_dacs"));  // one code per channel
+  EXPECT_GT(item(r2, "laser"), item(r1, "laser"));  // the light stays on for both windows
+}
+
 }  // namespace
 }  // namespace lightsim::prism
