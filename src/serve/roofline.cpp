@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "lightsim/core/error.h"
+#include "lightsim/decode/scale.h"
 #include "lightsim/decode/step.h"
 #include "lightsim/fabric/topology.h"
 #include "lightsim/model/params.h"
@@ -47,6 +49,34 @@ class RooflineStepModel final : public StepModel {
     decode_.scenario.hbm_usable_fraction = scenario.hbm_usable_fraction;
     decode_.model = model;
     gpu_.gpu = topology_.gpu;
+    if (!pool.decode_plan.empty()) {
+      decode::ScaleSetup setup;
+      setup.scenario.name = scenario.name;
+      setup.scenario.model = scenario.model;
+      setup.scenario.dtypes = scenario.dtypes;
+      setup.scenario.fabric = pool.fabric;
+      setup.scenario.gpus = gpus_;
+      setup.scenario.hbm_usable_fraction = scenario.hbm_usable_fraction;
+      setup.model = model;
+      setup.topology = topology_;
+      scale_.emplace(setup);
+      try {
+        scale_plan_ = decode::parse_plan(pool.decode_plan, gpus_);
+      } catch (const InputError& e) {
+        LIGHTSIM_THROW(ConfigError, "{}.decode_plan: {}", pool_name_, e.what());
+      }
+      const std::string why = scale_->validate(scale_plan_);
+      LIGHTSIM_CHECK_AS(ConfigError, why.empty(), "{}.decode_plan: '{}': {}", pool_name_,
+                        pool.decode_plan, why);
+    }
+  }
+
+  // Decode memory of the decode-at-scale plan (nullopt for the one-GPU decode step): KV bytes
+  // the instance holds beside its weights (the fullest stage's GPU, x gpus).
+  std::optional<double> scale_kv_capacity() const {
+    if (!scale_) return std::nullopt;
+    const decode::DecodeMemory m = scale_->memory(scale_plan_, 4096);
+    return std::max(0.0, m.capacity - m.weights) * static_cast<double>(gpus_);
   }
 
   // T(c) + max(0, T(c + p) - T(c) - T(p)) (roofline.h).
@@ -59,6 +89,7 @@ class RooflineStepModel final : public StepModel {
 
   double decode(std::int64_t batch, double context) const override {
     const auto ctx = static_cast<std::int64_t>(std::max(1.0, std::round(context)));
+    if (scale_) return scale_decode(batch, ctx);
     decode::StepReport r =
         decode::evaluate_step(decode_, gpu_, decode::Attention::full, batch, ctx);
     if (!r.feasible) {
@@ -80,6 +111,25 @@ class RooflineStepModel final : public StepModel {
   }
 
  private:
+  // The decode-at-scale step. Beyond HBM only between grid points, as above: the largest
+  // context that fits is timed.
+  double scale_decode(std::int64_t batch, std::int64_t ctx) const {
+    decode::StepBreakdown b = scale_->step_time(scale_plan_, batch, ctx);
+    if (!b.feasible && b.memory.kv_per_sequence > 0) {
+      const double room = b.memory.capacity - b.memory.weights;
+      const double per_key = b.memory.kv_per_sequence / static_cast<double>(ctx);
+      const double per_group =
+          static_cast<double>(std::max<std::int64_t>(1, b.sequences_per_group));
+      const auto fit = static_cast<std::int64_t>(std::floor(room / (per_key * per_group)));
+      if (fit >= 1 && fit < ctx) b = scale_->step_time(scale_plan_, batch, fit);
+    }
+    LIGHTSIM_CHECK_AS(ConfigError, b.feasible,
+                      "{}: a decode step of {} sequences at {} keys on "
+                      "plan {}: {}",
+                      pool_name_, batch, ctx, decode::format_plan(scale_plan_), b.reason);
+    return b.step_time;
+  }
+
   // Latency of one prompt of n tokens on the pool's plan, on a grid of 8 points per octave
   // (integers below 16) with linear interpolation; one prefill Evaluator per grid point. The
   // Evaluator needs >= 2 tokens per sequence (two zig-zag chunks), so T(n < 2) = T(2) n / 2.
@@ -114,6 +164,8 @@ class RooflineStepModel final : public StepModel {
   prefill::Plan plan_;
   decode::DecodeSetup decode_;
   decode::GpuOption gpu_;
+  std::optional<decode::StepEvaluator> scale_;  // decode_plan given: decode at scale
+  decode::DecodePlan scale_plan_;
   mutable std::map<int, double> times_;
 };
 
@@ -121,10 +173,12 @@ class RooflineStepModel final : public StepModel {
 
 PoolModel roofline_pool(const ScenarioSpec& scenario, const model::Transformer& model,
                         const PoolSpec& pool, std::string_view pool_name, bool needs_decode) {
-  LIGHTSIM_CHECK_AS(ConfigError, !needs_decode || pool.gpus_per_instance == 1,
-                    "{}.gpus_per_instance: {} (the decode step model runs one replica per GPU; "
-                    "use 1 for a pool that decodes, or step_model: fixed)",
-                    pool_name, pool.gpus_per_instance);
+  LIGHTSIM_CHECK_AS(ConfigError,
+                    !needs_decode || pool.gpus_per_instance == 1 || !pool.decode_plan.empty(),
+                    "{}.gpus_per_instance: {} (the one-GPU decode step runs one replica per GPU; "
+                    "give {}.decode_plan, e.g. \"DPA={},EP={}\", to decode on {} GPUs, or use 1)",
+                    pool_name, pool.gpus_per_instance, pool_name, pool.gpus_per_instance,
+                    pool.gpus_per_instance, pool.gpus_per_instance);
   const fabric::GpuSpec& gpu = pool.fabric.get().gpu;
   const double weights =
       model::count_parameters(model).total * model::bytes_per_value(scenario.dtypes.weights);
@@ -136,9 +190,13 @@ PoolModel roofline_pool(const ScenarioSpec& scenario, const model::Transformer& 
                     pool_name, model.name, weights / 1e9, 100 * scenario.hbm_usable_fraction,
                     pool.gpus_per_instance, gpu.name, hbm / 1e9);
   PoolModel out;
-  out.steps = std::make_shared<RooflineStepModel>(scenario, model, pool, std::string(pool_name));
+  auto steps = std::make_shared<RooflineStepModel>(scenario, model, pool, std::string(pool_name));
   out.memory.kv_bytes_per_token = model::kv_bytes_per_token(model, scenario.dtypes);
-  out.memory.kv_capacity = hbm - weights;
+  // One weight copy per instance, or, decoding at scale, the plan's per-GPU weights (attention
+  // replicated over DPA, experts sharded over EP).
+  out.memory.kv_capacity =
+      needs_decode ? steps->scale_kv_capacity().value_or(hbm - weights) : hbm - weights;
+  out.steps = std::move(steps);
   out.gpus_per_instance = pool.gpus_per_instance;
   return out;
 }

@@ -90,6 +90,10 @@ void PoolSpec::describe(config::Schema<PoolSpec>& s) {
   s.field("gpus_per_instance", &PoolSpec::gpus_per_instance, "GPUs holding one instance")
       .range(std::int64_t{1}, std::int64_t{1} << 16);
   s.field("plan", &PoolSpec::plan, "prefill plan of one instance (\"TP=8\"; prefill/plan.h)");
+  s.field("decode_plan", &PoolSpec::decode_plan,
+          "decode plan of one instance (\"TP=1,DPA=8,EP=8\"; decode/plan.h): decode steps from "
+          "the decode-at-scale model on gpus_per_instance GPUs; \"\" = the one-GPU decode step "
+          "(gpus_per_instance 1)");
 }
 
 void FixedStepSpec::describe(config::Schema<FixedStepSpec>& s) {

@@ -84,6 +84,10 @@ struct PoolSpec {
   std::int64_t instances = 1;
   std::int64_t gpus_per_instance = 1;
   std::string plan = "TP=1";  // prefill plan of one instance (prefill/plan.h)
+  // Decode plan of one instance (decode/plan.h, "TP=1,DPA=72,EP=72"): decode steps from the
+  // decode-at-scale model (decode/scale.h) on gpus_per_instance GPUs. "" = the one-GPU decode
+  // step (gpus_per_instance must then be 1 for a pool that decodes).
+  std::string decode_plan;
   static void describe(config::Schema<PoolSpec>& s);
 };
 

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "lightsim/core/error.h"
+#include "lightsim/decode/scale.h"
 #include "lightsim/serve/run.h"
 #include "lightsim/serve/simulate.h"
 #include "lightsim/serve/step_model.h"
@@ -286,6 +287,45 @@ TEST(Serve, LongPromptsArePrefilledInChunks) {
   const ServeReport r = run(prepare("chat_nvl72", load, 1));
   EXPECT_EQ(r.sim.completed, 2);
   EXPECT_GT(r.sim.ttft.p50, 10.0);  // a million tokens on one GPU take tens of seconds
+}
+
+}  // namespace
+}  // namespace lightsim::serve
+
+namespace lightsim::serve {
+namespace {
+
+// A pool with a decode_plan decodes on the decode-at-scale model: its decode step is
+// `decode step`'s for the same model, fabric, GPUs and plan, and a run completes.
+TEST(Serve, DecodePlanTimesDecodeStepsAtScale) {
+  config::LoadOptions load = testing::shipped_configs();
+  load.assignments = config::Assignments({"arrivals.requests=200", "colocated.instances=18",
+                                          "colocated.gpus_per_instance=4", "colocated.plan=TP=4",
+                                          "colocated.decode_plan=TP=4"});
+  const ServeSetup setup = prepare("chat_nvl72", load, 1);
+  // The same instance as `decode step` reads it (bf16 Qwen2.5-7B, HBM fraction 0.9, cost
+  // analysis at 4096 keys in both).
+  config::LoadOptions same = testing::shipped_configs();
+  same.assignments = config::Assignments({"fabric=gb200_nvl72", "gpus=4", "context=4096"});
+  const decode::StepEvaluator ev(
+      decode::prepare(decode::load_scale_scenario("qwen2_5_7b_h100", same), same));
+  const decode::DecodePlan tp4 = decode::parse_plan("TP=4", 4);
+  // Below 16 the step cache holds integers exactly; above, it interpolates its grid.
+  const decode::StepBreakdown small = ev.step_time(tp4, 8, 12);
+  ASSERT_TRUE(small.feasible) << small.reason;
+  EXPECT_DOUBLE_EQ(setup.config.colocated.steps->decode(8, 12), small.step_time);
+  const decode::StepBreakdown want = ev.step_time(tp4, 8, 3000);
+  EXPECT_NEAR(setup.config.colocated.steps->decode(8, 3000), want.step_time, 1e-3 * want.step_time);
+  const ServeReport r = run(setup);
+  EXPECT_EQ(r.sim.completed, 200);
+  EXPECT_LT(r.sim.little.relative_error, 1e-9);
+
+  // Without a decode plan a pool of 4-GPU instances cannot decode; a bad plan is named.
+  load.assignments = config::Assignments({"colocated.gpus_per_instance=4", "colocated.plan=TP=4"});
+  EXPECT_THROW(prepare("chat_nvl72", load, 1), ConfigError);
+  load.assignments = config::Assignments(
+      {"colocated.gpus_per_instance=4", "colocated.plan=TP=4", "colocated.decode_plan=TP=3"});
+  EXPECT_THROW(prepare("chat_nvl72", load, 1), ConfigError);
 }
 
 }  // namespace
