@@ -62,7 +62,8 @@ class PythonPackageTest(unittest.TestCase):
                                   capture_output=True, text=True, env=env, cwd=tmp,
                                   timeout=120, stdin=subprocess.DEVNULL)
             self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
-            self.assertIn("(scenario: str, *, fabric: str | None = None", proc.stdout)
+            self.assertIn("(scenario: str, *, model: str | None = None, fabric: str | None = None",
+                          proc.stdout)
             self.assertIn("Operation 'prefill_plan' (`lightsim prefill plan`)", proc.stdout)
             self.assertIn("prism_cost seed dynamic_energy_j", proc.stdout)
 

@@ -68,7 +68,8 @@ class SignatureTest(unittest.TestCase):
         with self.assertRaises(TypeError):
             lightsim.prefill_plan("seed_8k", "extra positional")
         text = pydoc.render_doc(lightsim.prefill_plan, renderer=pydoc.plaintext)
-        self.assertIn("prefill_plan(scenario: str, *, fabric: str | None = None", text)
+        self.assertIn("prefill_plan(scenario: str, *, model: str | None = None, "
+                      "fabric: str | None = None", text)
         self.assertIn("`lightsim prefill plan`", text)
 
     def test_field_types_become_annotations(self):
