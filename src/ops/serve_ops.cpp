@@ -68,7 +68,7 @@ void print_report(const serve::ServeReport& r, std::ostream& out) {
   fmt::print(
       out,
       "\n  SLO TTFT <= {:.3f} s and TPOT <= {:.1f} ms: {} met ({:.1f}%), goodput {:.2f} req/s "
-      "of {:.2f} req/s\n",
+      "(offered rate x share met); completions over the makespan {:.2f} req/s\n",
       r.slo_ttft, r.slo_tpot * 1e3, s.slo_met, 100 * s.slo_attainment, s.goodput, s.throughput);
   fmt::print(out, "  output tokens: {:.0f}/s, {:.1f}/s per GPU ({} GPUs)\n", s.output_tokens_per_s,
              s.tokens_per_s_per_gpu, s.gpus);
