@@ -1,7 +1,9 @@
 """`lightsim serve run` as a user runs it: JSON, traces, determinism and bad traces (exit 2)."""
+import shutil
+import subprocess
 import unittest
 
-from clitest import CliTest, run
+from clitest import BIN, CliTest, run
 
 SMALL = ["--set", "arrivals.requests=400"]
 HEADER = "arrival_s,prompt_tokens,output_tokens\n"
@@ -26,6 +28,35 @@ class ServeCli(CliTest):
         self.assertEqual(len(doc["queue_series"]), 40)
         other = run("--seed", "2", "--json", "serve", "run", "chat_nvl72", *SMALL)
         self.assertNotEqual(other.json()["e2e"], doc["e2e"])
+
+    def test_a_sweep_on_two_mpi_ranks_equals_one_process(self):
+        # Serving points distributed over ranks store the same bytes as one process (and a
+        # decode-at-scale pool among them).
+        mpirun = shutil.which("mpirun")
+        if mpirun is None:
+            self.skipTest("mpirun not installed (scripts/packages.txt: openmpi-bin)")
+        spec = self.write("s.yaml", """schema_version: 1
+kind: sweep
+name: serve_ranks
+target: serve_run
+request: {scenario: chat_nvl72}
+points:
+  - {arrivals.requests: 300, arrivals.rate: "800 Hz"}
+  - {arrivals.requests: 300, mode: disaggregated, prefill.instances: 24, decode.instances: 48}
+  - {arrivals.requests: 300, colocated.instances: 18, colocated.gpus_per_instance: 4,
+     colocated.plan: "TP=4", colocated.decode_plan: "TP=4"}
+""")
+        one = run("sweep", spec, "--out", self.tmp / "one", "-q", timeout=300)
+        self.assertExit(one, 0)
+        two = subprocess.run(
+            [mpirun, "--allow-run-as-root", "--oversubscribe", "-n", "2", BIN, "-q", "sweep",
+             spec, "--out", self.tmp / "two", "--threads", "1"],
+            capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+        self.assertEqual(two.returncode, 0, two.stderr)
+        stored = (self.tmp / "one" / "serve_ranks.jsonl").read_text().splitlines()
+        self.assertEqual(len(stored), 4)  # the header and three points
+        self.assertIn('"completed":300', stored[3])
+        self.assertEqual((self.tmp / "two" / "serve_ranks.jsonl").read_text().splitlines(), stored)
 
     def test_written_requests_replay_as_a_trace(self):
         r = run("--out", self.tmp, "--json", "serve", "run", "chat_nvl72", "--write-requests",
