@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <exception>
 #include <mutex>
 
 #include <fmt/format.h>
@@ -114,7 +115,19 @@ ProgressTask Progress::start(std::string label, std::uint64_t total) {
 }
 
 ProgressTask::~ProgressTask() {
-  if (state_) finish();
+  if (!state_) return;
+  if (std::uncaught_exceptions() == 0) {
+    finish();
+    return;
+  }
+  // Unwinding: the task did not finish, so no "done" line; a terminal line is ended as it is,
+  // so the error message starts a line of its own.
+  State& s = *state_;
+  std::lock_guard lock(s.mutex);
+  if (s.finished) return;
+  s.finished = true;
+  if (s.options.mode == ProgressMode::terminal)
+    StatusLine::of(s.options.out).end_line(*s.options.out);
 }
 
 std::uint64_t ProgressTask::done() const {

@@ -50,6 +50,13 @@ void StatusLine::finish(std::ostream& out, const std::string& line) {
   write_all(out, text);
 }
 
+void StatusLine::end_line(std::ostream& out) {
+  std::lock_guard lock(mutex_);
+  if (shown_.empty()) return;
+  shown_.clear();
+  write_all(out, "\n");
+}
+
 void StatusLine::write_above(std::ostream& out, std::string_view text) {
   std::lock_guard lock(mutex_);
   if (shown_.empty()) {

@@ -20,6 +20,8 @@ class StatusLine {
   void draw(std::ostream& out, const std::string& line);
   // Replaces the shown line by `line` and ends it with '\n': nothing is shown afterwards.
   void finish(std::ostream& out, const std::string& line);
+  // Ends the shown line as it is ('\n'), if any: a task that stops without a final figure.
+  void end_line(std::ostream& out);
   // Writes `text` (whole lines, each ending in '\n') above the shown line, if any: the line is
   // erased, `text` written, and the line drawn again. Writes are never interleaved.
   void write_above(std::ostream& out, std::string_view text);

@@ -326,14 +326,18 @@ std::vector<EvalReport> evaluate(const KvCache& cache, const std::vector<ScorerS
   for (const BlockOptions& b : blocks) layouts.emplace_back(g.tokens, b);
   const std::size_t heads = g.layers * g.kv_heads;
   std::vector<std::vector<LayoutResult>> results(heads);  // [head][layout]
+  std::optional<ProgressTask> progress;
+  if (!o.progress_label.empty()) progress.emplace(ctx.progress().start(o.progress_label, heads));
   parallel_for(
       ctx, heads,
       [&](std::size_t h) {
         ctx.throw_if_cancelled("retrieval evaluation");
         results[h] = evaluate_head(cache, h / g.kv_heads, h % g.kv_heads, setups, o, layouts,
                                    ctx.seed(), ctx.cancel_flag());
+        if (progress) progress->advance();
       },
       1);
+  if (progress) progress->finish();
   std::vector<EvalReport> reports;
   for (std::size_t l = 0; l < layouts.size(); ++l) {
     const BlockLayout& layout = layouts[l];

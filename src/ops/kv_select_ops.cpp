@@ -130,6 +130,7 @@ kv::SelectReport evaluate_select(const KvSelectRequest& q, Env& env) {
   eo.blocks = {static_cast<std::size_t>(q.block), static_cast<std::size_t>(q.sink),
                static_cast<std::size_t>(q.recent)};
   eo.kv_bytes = q.kv_bytes;
+  eo.progress_label = "kv select: layer x KV head";
   if (names_a_profile(q.cache)) {
     const kv::KvGeneratorSpec spec = load_profile(q.cache, env);
     kv::require_generator_memory(spec, env.ctx.memory_budget());

@@ -106,7 +106,13 @@ class Kv(CliTest):
         out = self.generate()
         r = run("kv", "select", "--cache", out, "--k", "4", "--dim", "8", "--pq-nbits", "6")
         self.assertExit(r, 0)
-        self.assertEqual(r.err, "")
+        # stderr (not a terminal) holds only the progress lines over (layer, KV head) pairs.
+        progress = r.err.strip().splitlines()
+        self.assertTrue(progress, "no progress line")
+        self.assertTrue(all(line.startswith("kv select: layer x KV head: ") for line in progress),
+                        r.err)
+        self.assertIn("(100%)", progress[-1])
+        self.assertIn("done in", progress[-1])
         for name in ["exact", "mean_key", "quest", "rep_keys", "faiss_ivfpq", "signature:pca:d8",
                      "signature:random:d8", "signature:first:d8"]:
             self.assertIn(name, r.out)

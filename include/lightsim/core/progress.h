@@ -54,7 +54,9 @@ class Progress {
   Options options_;
 };
 
-// Handle of a running task. advance() and finish() are thread-safe; the destructor finishes.
+// Handle of a running task. advance() and finish() are thread-safe; the destructor finishes,
+// except while an exception unwinds the stack: then no final line is printed (the task did not
+// finish) and a terminal line is only ended, so the error starts a line of its own.
 // A moved-from handle ignores every call.
 class ProgressTask {
  public:

@@ -49,6 +49,9 @@ struct EvalOptions {
   std::optional<SharedProjection> shared_projection;
   // The sparse attention output error (output_rel_error); off: its estimate has n = 0.
   bool output_error = true;
+  // Non-empty: a progress task of this label over the (layer, KV head) pairs, advanced as each
+  // finishes (the `kv select` command; studies keep their own progress and leave it empty).
+  std::string progress_label{};
 };
 
 struct Estimate {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -101,6 +102,22 @@ TEST(Progress, LogLinesAreWrittenAboveTheTerminalLineNotIntoIt) {
             "\rsolve [##########] 100% 100/100 100/s in 1s \n");
   log.info("after");
   EXPECT_EQ(f.take(), "[info] after\n");
+}
+
+// A task that an exception ends prints no "done" line: plain mode prints nothing more, a
+// terminal line is ended as it is.
+TEST(Progress, ATaskEndedByAnExceptionDoesNotSayDone) {
+  for (ProgressMode mode : {ProgressMode::plain, ProgressMode::terminal}) {
+    Fixture f;
+    Progress p = f.make(mode);
+    try {
+      auto task = p.start("solve", 4);
+      f.take();
+      throw std::runtime_error("bad input");
+    } catch (const std::runtime_error&) {
+    }
+    EXPECT_EQ(f.take(), mode == ProgressMode::terminal ? "\n" : "");
+  }
 }
 
 TEST(Progress, UnknownTotalShowsCountAndRateOnly) {
