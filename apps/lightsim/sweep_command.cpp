@@ -80,7 +80,6 @@ void run_sweep_command(const SweepCommandOptions& o, const GlobalOptions& option
   sweep::SweepOptions so;
   so.out = options.out;
   so.resume = o.resume;
-  so.shard = shard;
   so.batch = static_cast<std::size_t>(spec.batch);
   so.cancel = options.cancel;
   const sweep::SweepSummary s = sweep::run_sweep(spec, header, *target, points, so, ctx, *comm);

@@ -79,19 +79,19 @@ struct ProgressTask::State {
                             std::string(width - filled, '-'), pct);
       }
       line += fmt::format(" {} {}{}{}", count, speed, tail.empty() ? "" : " ", tail);
-      // Through the stream's status line, so that log lines are written above it.
-      StatusLine& status = StatusLine::of(options.out);
-      if (final)
-        status.finish(*options.out, line);
-      else
-        status.draw(*options.out, line);
-      return;
     } else {
       line = fmt::format("{}: {}", label, count);
       if (known) line += fmt::format(" ({}%)", pct);
       line += fmt::format(" {}{}{}\n", speed, tail.empty() ? "" : " ", tail);
     }
-    StatusLine::of(options.out).write_above(*options.out, line);
+    // Through the stream's status line, so that log lines are written above a terminal line.
+    StatusLine& status = StatusLine::of(options.out);
+    if (options.mode != ProgressMode::terminal)
+      status.write_above(*options.out, line);
+    else if (final)
+      status.finish(*options.out, line);
+    else
+      status.draw(*options.out, line);
   }
 };
 

@@ -88,10 +88,8 @@ SweepSummary run_sweep(const SweepSpec& spec, const Json& header, const Target& 
                        Communicator& comm) {
   const bool root = comm.rank() == 0;
   SweepSummary summary;
-  const Shard& shard = options.shard;
-  LIGHTSIM_CHECK(header.value("shard", Shard{}.text()) == shard.text(),
-                 "sweep header's shard {} is not the run's {}", header.value("shard", ""),
-                 shard.text());
+  const Shard shard =
+      header.contains("shard") ? parse_shard(header["shard"].get<std::string>(), "shard") : Shard{};
   summary.store = options.out / shard.store_file(spec.name);
   summary.points = points.size();
   summary.shard = shard.whole() ? "" : shard.text();

@@ -47,12 +47,10 @@ class SingleProcess final : public Communicator {
 };
 
 struct SweepOptions {
-  // The store is <out>/Shard::store_file(name) (rank 0 creates <out>).
+  // The store is <out>/Shard::store_file(name) (rank 0 creates <out>), for the shard that the
+  // header names ("shard"; the whole sweep without it).
   std::filesystem::path out;
   bool resume = false;
-  // The points this run owns (a job-array task); the whole sweep by default. Must be the
-  // header's "shard".
-  Shard shard{};
   std::size_t batch = 0;  // 0 = 4 x threads x ranks
   // Set by SIGINT/SIGTERM (not owned, may be null); points poll it, and so does each point's
   // own Context (a 1-thread, quiet Context with the run's seed).
