@@ -9,10 +9,13 @@ FUZZ_SECONDS ?= 30
 # libFuzzer's -seed for those runs: 1 repeats the same mutations on every clean clone (the
 # gate of `make test`); `make fuzz FUZZ_SEED=0` draws a new seed each run (exploration).
 FUZZ_SEED ?= 1
-# Modules whose unit tests run under ThreadSanitizer: the thread pool and parallel loops (core),
-# the threaded KV generation and evaluation (kv), the parallel studies (studies) and the
-# threaded sweep runner (sweep). Add a module here when it gains threads.
-TSAN_MODULES ?= core kv studies sweep
+# Modules whose unit tests run under ThreadSanitizer in `make test`: the thread pool and parallel
+# loops (core) and the threaded KV generation, evaluation and FAISS/OpenMP calls (kv). The
+# parallel studies and the sweep runner run their work on core's pool; their tests that results
+# are identical at 1 and 2 threads run in Release, and `make test-tsan TSAN_MODULES="core kv
+# studies sweep"` runs them under ThreadSanitizer too (it builds nearly every module: about 4 min
+# of CI time, docs/hardening.md "Test time"). Add a module here when it gains threads of its own.
+TSAN_MODULES ?= core kv
 # Unit tests that judge a statistical quality over many large draws run in Release only: under
 # a sanitizer they cost minutes (kv.KvFit.RecoversKnownKnobs: 9 s in Release, 91 s under ASan,
 # 52 s under TSan) while the same code paths run there through the smaller tests of the same
@@ -49,10 +52,14 @@ demo: build
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
-# The sanitizer builds: clang, -O1 with line tables (symbolized reports at a fraction of the
-# compile time of -O2 -g), no benchmarks, no Python module.
-SANITIZER_CMAKE := $(CMAKE_GEN) -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG" -DLIGHTSIM_BUILD_BENCH=OFF
+# The sanitizer builds: clang with line tables (symbolized reports at a fraction of the compile
+# time of -g), no benchmarks, no Python module. -O0, but SANITIZER_O1_MODULES at -O1: the
+# modules whose numeric loops the unit tests spend their time in (CMakeLists.txt says why).
+SANITIZER_O1_MODULES ?= core photonics kv prism
+SANITIZER_LEVELS = "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O0 -gline-tables-only -DNDEBUG" \
+  "-DLIGHTSIM_SANITIZER_O1_MODULES=$(subst $(space),;,$(SANITIZER_O1_MODULES))"
+SANITIZER_CMAKE = $(CMAKE_GEN) -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  $(SANITIZER_LEVELS) -DLIGHTSIM_BUILD_BENCH=OFF
 
 # AddressSanitizer + UndefinedBehaviorSanitizer (clang): the unit tests and the libFuzzer targets
 # of fuzz/ (docs/hardening.md), from one build. (A build-asan configured with GCC by an older
@@ -61,7 +68,7 @@ $(ASAN_BUILD)/build.ninja: | setup
 	cmake -S . -B $(ASAN_BUILD) $(SANITIZER_CMAKE) -DLIGHTSIM_SANITIZE=address,undefined
 
 asan: setup $(ASAN_BUILD)/build.ninja
-	cmake -S . -B $(ASAN_BUILD) -DLIGHTSIM_FUZZ_SECONDS=$(FUZZ_SECONDS) \
+	cmake -S . -B $(ASAN_BUILD) $(SANITIZER_LEVELS) -DLIGHTSIM_FUZZ_SECONDS=$(FUZZ_SECONDS) \
 	  -DLIGHTSIM_FUZZ_SEED=$(FUZZ_SEED) > /dev/null
 	cmake --build $(ASAN_BUILD) -j $(JOBS) --target unit_tests fuzz_targets
 
@@ -83,6 +90,7 @@ $(TSAN_BUILD)/build.ninja: | setup
 	cmake -S . -B $(TSAN_BUILD) $(SANITIZER_CMAKE) -DLIGHTSIM_SANITIZE=thread
 
 tsan: setup $(TSAN_BUILD)/build.ninja
+	cmake -S . -B $(TSAN_BUILD) $(SANITIZER_LEVELS) > /dev/null
 	cmake --build $(TSAN_BUILD) -j $(JOBS) --target $(addprefix unit_,$(TSAN_MODULES))
 
 test-tsan: tsan
