@@ -7,8 +7,10 @@
 
 #include "lightsim/fabric/measured.h"
 #include "lightsim/prefill/scenario.h"
+#include "lightsim/prefill/sensitivity.h"
 #include "lightsim/prefill/setup.h"
 #include "lightsim/prefill/study.h"
+#include "lightsim/studies/judge.h"
 #include "lightsim/studies/runner.h"
 #include "lightsim/studies/system.h"
 
@@ -34,6 +36,10 @@ void PrefillStudySpec::describe(config::Schema<PrefillStudySpec>& s) {
           "ids of configs/references/prefill_measured.yaml to validate the copper model "
           "against (their published measurement beside our figure; not seed claims); empty: "
           "every measurement");
+  s.field("sensitivity", &PrefillStudySpec::sensitivity,
+          "assumptions under which every scenario is rerun and the seed's figures judged "
+          "again: compute_efficiency_half, free_overlap, no_two_microbatch_overlap, "
+          "no_ring_overlap, skewed_routing, skewed_routing_eplb (docs/prefill.md); empty: none");
 }
 
 std::string claim_id(std::string_view text) {
@@ -210,6 +216,39 @@ void add_charts(PrefillRun& run) {
   run.chart(speedup);
 }
 
+// Where each validation row's time goes (issue 18 part 1, root cause): every compute class
+// and every exposed communication kind of our latency for the deployed plan, the rest (pipeline
+// fill and what the step model adds), and the gap to the latency the measured throughput
+// implies (positive: the measured system is slower than ours). Shares are of our latency.
+void add_validation_breakdown(PrefillRun& run,
+                              const std::vector<std::pair<std::string, prefill::Result>>& rows,
+                              const std::vector<double>& measured_latency) {
+  run.table("validation_breakdown",
+            "Our latency of each validation row by component, and its gap to the measurement",
+            {{"id", ""}, {"kind", ""}, {"component", ""}, {"time", "ms"}, {"share", ""}});
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& [id, r] = rows[i];
+    const auto part = [&](const char* kind, std::string_view component, double seconds) {
+      run.add_row("validation_breakdown", {{"id", id},
+                                           {"kind", std::string(kind)},
+                                           {"component", std::string(component)},
+                                           {"time", ms(seconds)},
+                                           {"share", seconds / r.latency_s}});
+    };
+    for (std::size_t c = 0; c < prefill::kComputeClasses; ++c)
+      if (r.compute[c] > 0)
+        part("compute", prefill::compute_class_name(static_cast<prefill::ComputeClass>(c)),
+             r.compute[c]);
+    for (std::size_t c = 0; c < prefill::kCommKinds; ++c)
+      if (r.exposed[c] > 0)
+        part("exposed", prefill::comm_kind_name(static_cast<prefill::CommKind>(c)), r.exposed[c]);
+    // The rest is pipeline fill; below 1e-9 of the latency it is the rounding of the sums.
+    const double rest = r.latency_s - r.compute_total() - r.exposed_total();
+    if (std::abs(rest) > 1e-9 * r.latency_s) part("other", "pipeline fill", rest);
+    part("gap", "measured minus ours", measured_latency[i] - r.latency_s);
+  }
+}
+
 // The copper model against published measurements of deployed systems: each measurement's
 // scenario at its GPU count with its deployed plan on the scenario's first fabric; then the
 // median and worst |error| over the rows not used to fit anything.
@@ -236,6 +275,8 @@ void add_validation(PrefillRun& run) {
              {"note", ""}});
   std::vector<double> errors;  // |error| of the rows not fitted
   std::string worst_id;
+  std::vector<std::pair<std::string, prefill::Result>> deployed;  // id, our result (feasible)
+  std::vector<double> measured_latency;  // the batch's latency at the measured throughput
   for (const std::string& name : ids) {
     run.ctx.throw_if_cancelled(fmt::format("prefill study (before validation '{}')", name));
     const auto it = std::find_if(ref.measurements.begin(), ref.measurements.end(),
@@ -258,6 +299,10 @@ void add_validation(PrefillRun& run) {
         worst_id = name;
       errors.push_back(std::abs(error));
     }
+    if (ok) {
+      deployed.emplace_back(name, b);
+      measured_latency.push_back(b.latency_s * b.tokens_per_s_per_gpu / it->tokens_per_s_per_gpu);
+    }
     run.add_row("validation", {{"id", name},
                                {"scenario", it->scenario},
                                {"fabric", top.name},
@@ -276,6 +321,7 @@ void add_validation(PrefillRun& run) {
   run.table("validation_summary",
             "Median and worst |error| over the validation rows not used to fit a parameter",
             {{"rows", ""}, {"median_abs_error", ""}, {"worst_abs_error", ""}, {"worst_id", ""}});
+  add_validation_breakdown(run, deployed, measured_latency);
   if (errors.empty()) return;
   std::vector<double> sorted = errors;
   std::sort(sorted.begin(), sorted.end());
@@ -363,25 +409,108 @@ void add_collective_validation(PrefillRun& run) {
                                                 {"worst_id", worst_id}});
 }
 
+// Every scenario of the study on all its fabrics, with assumption `assumption` applied
+// (prefill/sensitivity.h; "as_modelled" changes nothing).
+std::vector<prefill::ScenarioStudy> run_scenarios(PrefillRun& run, std::string_view assumption,
+                                                  ProgressTask& progress) {
+  return run.map(run.spec.scenarios, [&](const std::string& name) {
+    prefill::ScenarioSpec s = prefill::load_scenario(name, run.presets);
+    if (!run.spec.gpu_counts.empty()) s.gpu_counts = run.spec.gpu_counts;
+    if (!run.spec.fixed_plans) s.fixed_plans.clear();
+    const model::Transformer m = prefill::load_model(s.model, run.presets);
+    std::vector<fabric::Topology> tops;
+    for (const auto& f : s.fabrics) tops.push_back(prefill::scenario_topology(f));
+    prefill::apply_assumption(assumption, s, tops);
+    prefill::ScenarioStudy study = prefill::run_study(s, m, tops);
+    progress.advance();
+    return study;
+  });
+}
+
+// The seed's figures judged again under each assumption of the spec's `sensitivity` list
+// (issue 18 part 10): one row per (figure, fabric, assumption), then per figure and fabric
+// which assumptions move its verdict away from the one as modelled.
+void add_sensitivity(PrefillRun& run, const std::vector<prefill::FigureComparison>& modelled) {
+  run.table("sensitivity",
+            "The seed's figures under each changed assumption (prefill/sensitivity.h)",
+            {{"claim", ""},
+             {"fabric", ""},
+             {"assumption", ""},
+             {"what", ""},
+             {"seed_low", ""},
+             {"seed_high", ""},
+             {"ours_low", ""},
+             {"ours_high", ""},
+             {"verdict", ""}});
+  run.table("sensitivity_summary", "Which assumptions move each verdict (robust: none does)",
+            {{"claim", ""}, {"fabric", ""}, {"verdict", ""}, {"robust", ""}, {"moved_by", ""}});
+  if (run.spec.sensitivity.empty()) return;
+  const auto verdict = [&](const prefill::FigureComparison& f) {
+    if (!f.available) return report::Verdict::not_comparable;
+    const report::SeedValue seed = f.seed.low == f.seed.high
+                                       ? report::SeedValue::point(f.seed.high)
+                                       : report::SeedValue::range(f.seed.low, f.seed.high);
+    return judge(seed, f.ours_low, f.ours_high, Comparison::relative, run.spec.agreement);
+  };
+  const auto what = [](std::string_view name) {
+    for (const prefill::Assumption& a : prefill::sensitivity_assumptions())
+      if (a.name == name) return a.what;
+    return std::string();
+  };
+  std::vector<std::string> names{"as_modelled"};
+  names.insert(names.end(), run.spec.sensitivity.begin(), run.spec.sensitivity.end());
+  std::vector<std::string> moved(modelled.size());
+  ProgressTask progress = run.ctx.progress().start(
+      "prefill sensitivity", run.spec.sensitivity.size() * run.spec.scenarios.size());
+  for (const std::string& name : names) {
+    run.ctx.throw_if_cancelled(fmt::format("prefill study (before assumption '{}')", name));
+    std::vector<prefill::FigureComparison> changed;
+    if (name == "as_modelled") {
+      changed = modelled;
+    } else {
+      prefill::ScenarioSpec probe;  // checks the name before any scenario runs
+      std::vector<fabric::Topology> none;
+      prefill::apply_assumption(name, probe, none);
+      changed = prefill::compare_with_seed(run_scenarios(run, name, progress), run.seed);
+    }
+    for (std::size_t i = 0; i < changed.size() && i < modelled.size(); ++i) {
+      const prefill::FigureComparison& f = changed[i];
+      const report::Verdict v = verdict(f);
+      if (v != verdict(modelled[i])) moved[i] += (moved[i].empty() ? "" : " ") + name;
+      run.add_row("sensitivity",
+                  {{"claim", claim_id(f.seed.figure + "_" + f.seed.scenario + "_" + f.fabric)},
+                   {"fabric", f.fabric},
+                   {"assumption", name},
+                   {"what", what(name)},
+                   {"seed_low", f.seed.low},
+                   {"seed_high", f.seed.high},
+                   {"ours_low", f.available ? f.ours_low : 0.0},
+                   {"ours_high", f.available ? f.ours_high : 0.0},
+                   {"verdict", std::string(report::to_string(v))}});
+    }
+  }
+  progress.finish();
+  for (std::size_t i = 0; i < modelled.size(); ++i) {
+    const prefill::FigureComparison& f = modelled[i];
+    run.add_row("sensitivity_summary",
+                {{"claim", claim_id(f.seed.figure + "_" + f.seed.scenario + "_" + f.fabric)},
+                 {"fabric", f.fabric},
+                 {"verdict", std::string(report::to_string(verdict(f)))},
+                 {"robust", moved[i].empty() ? "yes" : "no"},
+                 {"moved_by", moved[i]}});
+  }
+}
+
 void evaluate(PrefillRun& run) {
   ProgressTask progress = run.ctx.progress().start("prefill", run.spec.scenarios.size());
-  const std::vector<prefill::ScenarioStudy> all =
-      run.map(run.spec.scenarios, [&](const std::string& name) {
-        prefill::ScenarioSpec s = prefill::load_scenario(name, run.presets);
-        if (!run.spec.gpu_counts.empty()) s.gpu_counts = run.spec.gpu_counts;
-        if (!run.spec.fixed_plans) s.fixed_plans.clear();
-        const model::Transformer m = prefill::load_model(s.model, run.presets);
-        std::vector<fabric::Topology> tops;
-        for (const auto& f : s.fabrics) tops.push_back(prefill::scenario_topology(f));
-        prefill::ScenarioStudy study = prefill::run_study(s, m, tops);
-        progress.advance();
-        return study;
-      });
+  const std::vector<prefill::ScenarioStudy> all = run_scenarios(run, "as_modelled", progress);
   progress.finish();
-  for (const auto& c : prefill::compare_with_seed(all, run.seed)) add_claim(run, c);
+  const std::vector<prefill::FigureComparison> modelled = prefill::compare_with_seed(all, run.seed);
+  for (const auto& c : modelled) add_claim(run, c);
   add_tables(run, all);
   add_validation(run);
   add_collective_validation(run);
+  add_sensitivity(run, modelled);
   add_charts(run);
 }
 

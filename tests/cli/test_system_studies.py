@@ -67,9 +67,9 @@ class SystemStudies(CliTest):
         rows = {r["id"]: r for r in (dict(zip(cols, row)) for row in tables["validation"]["rows"])}
         v = rows["deepseek_h800"]
         self.assertEqual((v["scenario"], v["gpus"], v["note"]), ("deepseek_h800", 32, ""))
-        self.assertEqual(v["measured_tokens_per_s_per_gpu"], 7800)
+        self.assertEqual(v["measured_tokens_per_s_per_gpu"], 7839.1)
         self.assertGreater(v["ours_tokens_per_s_per_gpu"], 0)
-        self.assertAlmostEqual(v["error"], v["ours_tokens_per_s_per_gpu"] / 7800 - 1, places=9)
+        self.assertAlmostEqual(v["error"], v["ours_tokens_per_s_per_gpu"] / 7839.1 - 1, places=9)
         self.assertAlmostEqual(v["compute_share"] + v["exposed_share"], 1.0, delta=0.05)
         self.assertTrue(v["kernel_efficiency"].startswith("kernel table 'h800'"))
         self.assertNotIn("deepseek", " ".join(c["id"] for c in result["claims"]))
@@ -83,6 +83,37 @@ class SystemStudies(CliTest):
         n = len(free)
         median = free[n // 2] if n % 2 else (free[n // 2 - 1] + free[n // 2]) / 2
         self.assertAlmostEqual(summary["median_abs_error"], median, places=12)
+        # Each row's breakdown: compute, exposed and other stack to our latency, and with the
+        # gap to the latency the measured throughput implies (error = ours / measured - 1).
+        bcols = [c["name"] for c in tables["validation_breakdown"]["columns"]]
+        parts = {}
+        for row in tables["validation_breakdown"]["rows"]:
+            b = dict(zip(bcols, row))
+            parts.setdefault(b["id"], {}).setdefault(b["kind"], 0.0)
+            parts[b["id"]][b["kind"]] += b["time"]
+        self.assertEqual(set(parts), set(rows))
+        for id_, p in parts.items():
+            ours = p["compute"] + p.get("exposed", 0.0) + p.get("other", 0.0)
+            self.assertAlmostEqual((ours + p["gap"]) / ours, 1 + rows[id_]["error"], places=9)
+        # The sensitivity table: every seed figure under every assumption, and the summary
+        # names the assumptions that move a verdict.
+        scols = [c["name"] for c in tables["sensitivity"]["columns"]]
+        sens = [dict(zip(scols, row)) for row in tables["sensitivity"]["rows"]]
+        assumptions = {r["assumption"] for r in sens}
+        self.assertEqual(assumptions, {"as_modelled", "compute_efficiency_half", "free_overlap",
+                                       "no_two_microbatch_overlap", "no_ring_overlap",
+                                       "skewed_routing", "skewed_routing_eplb"})
+        modelled = {(r["claim"]): r["verdict"] for r in sens if r["assumption"] == "as_modelled"}
+        for c in result["claims"]:
+            if c["id"] in modelled:
+                self.assertEqual(modelled[c["id"]], c["verdict"].replace("_", " "), c["id"])
+        ucols = [c["name"] for c in tables["sensitivity_summary"]["columns"]]
+        for row in tables["sensitivity_summary"]["rows"]:
+            u = dict(zip(ucols, row))
+            moved = {r["assumption"] for r in sens
+                     if r["claim"] == u["claim"] and r["verdict"] != u["verdict"]}
+            self.assertEqual(set(u["moved_by"].split()), moved)
+            self.assertEqual(u["robust"], "no" if moved else "yes")
 
     def test_prefill_validation_summary_excludes_fitted_rows(self):
         text = (SOURCE / "configs/references/prefill_measured.yaml").read_text()

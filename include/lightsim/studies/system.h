@@ -25,6 +25,11 @@ struct PrefillStudySpec {
   // printed beside our figure for the deployed plan (a validation, not a seed claim).
   // Empty: every measurement of the file.
   std::vector<std::string> validations{};
+  // Assumptions of prefill/sensitivity.h under which every scenario is rerun and the seed's
+  // figures judged again (docs/prefill.md, "Sensitivity of the verdicts"); empty: none.
+  std::vector<std::string> sensitivity{
+      "compute_efficiency_half", "free_overlap",   "no_two_microbatch_overlap",
+      "no_ring_overlap",         "skewed_routing", "skewed_routing_eplb"};
   static void describe(config::Schema<PrefillStudySpec>& s);
 };
 

@@ -9,6 +9,7 @@
 #include "lightsim/prefill/questions.h"
 #include "lightsim/prefill/report.h"
 #include "lightsim/prefill/search.h"
+#include "lightsim/prefill/sensitivity.h"
 #include "lightsim/prefill/setup.h"
 #include "prefill_support.h"
 
@@ -240,6 +241,61 @@ TEST(Evaluate, LowPrecisionMatmulsPayForQuantizingTheirInputs) {
   const double h = 4096, inter = 14336, tokens = 4096, layers = 32;
   const double bytes = layers * tokens * (3 * h + inter) * 3.0;
   EXPECT_GT(fp8.compute[ew], bytes / topo.gpu.hbm_bandwidth.si()) << bf16.compute[ew];
+}
+
+// Issue 18 part 10: each assumption of the sensitivity table changes what it says and nothing
+// else; compute_efficiency_half halves the kernel-table curves as well as the roofline ceiling.
+TEST(Sensitivity, EachAssumptionChangesWhatItStates) {
+  const ScenarioSpec base = testing::scenario("deepseek_v3", 4096, 64, "fp8");
+  const auto m = testing::model("deepseek_v3");
+  const std::vector<fabric::Topology> tops{testing::topology("hgx_h800")};
+  const Plan plan = parse_plan("TP=1,EP=32", 32);
+  const Result modelled = Evaluator(base, m, tops[0], 32).evaluate(plan);
+  ASSERT_TRUE(modelled.feasible) << modelled.reason;
+  const auto run = [&](const std::string& name) {
+    ScenarioSpec s = base;
+    std::vector<fabric::Topology> t = tops;
+    apply_assumption(name, s, t);
+    return std::make_pair(s, t);
+  };
+  {
+    const auto [s, t] = run("as_modelled");
+    EXPECT_EQ(Evaluator(s, m, t[0], 32).evaluate(plan).latency_s, modelled.latency_s);
+  }
+  {
+    const auto [s, t] = run("compute_efficiency_half");
+    const fabric::KernelEfficiency before(tops[0].gpu), after(t[0].gpu);
+    const std::size_t fp8 = fabric::format_index("fp8");
+    EXPECT_DOUBLE_EQ(after.compute(fabric::KernelClass::gemm, fp8, 4096, 7168, false, 1e12),
+                     0.5 * before.compute(fabric::KernelClass::gemm, fp8, 4096, 7168, false, 1e12));
+    EXPECT_DOUBLE_EQ(after.roofline(1e12), 0.5 * before.roofline(1e12));
+    EXPECT_DOUBLE_EQ(after.memory(1e8), before.memory(1e8));  // memory-bound kernels keep theirs
+    EXPECT_GT(Evaluator(s, m, t[0], 32).evaluate(plan).compute_total(),
+              1.5 * modelled.compute_total());
+  }
+  {
+    const auto [s, t] = run("free_overlap");
+    EXPECT_EQ(s.ep_comm_sms, 0);
+    EXPECT_FALSE(s.gemm_sm_cap);
+    EXPECT_LT(Evaluator(s, m, t[0], 32).evaluate(plan).latency_s, modelled.latency_s);
+  }
+  EXPECT_FALSE(run("no_two_microbatch_overlap").first.two_microbatch_overlap);
+  EXPECT_FALSE(run("no_ring_overlap").first.ring_overlap);
+  const ScenarioSpec skew = run("skewed_routing").first, eplb = run("skewed_routing_eplb").first;
+  EXPECT_EQ(skew.routing.distribution, RoutingDistribution::zipf);
+  EXPECT_EQ(skew.routing.redundant_experts, 0);
+  EXPECT_EQ(eplb.routing.redundant_experts, 32);
+  EXPECT_GT(Evaluator(skew, m, tops[0], 32).evaluate(plan).expert_skew,
+            Evaluator(eplb, m, tops[0], 32).evaluate(plan).expert_skew);
+  ScenarioSpec s = base;
+  std::vector<fabric::Topology> t = tops;
+  try {
+    apply_assumption("half_overlap", s, t);
+    ADD_FAILURE() << "an unknown assumption was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("'half_overlap'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("skewed_routing_eplb"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
