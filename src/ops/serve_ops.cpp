@@ -1,6 +1,7 @@
 // Serving (docs/serving.md): serve_run, a request-level simulation of one serving scenario:
 // TTFT / TPOT / end-to-end latency percentiles, goodput under the SLOs, tokens/s per GPU, pool
-// utilisation, queue length over time and the Little's-law check.
+// utilisation, queue length over time and the Little's-law check; serve_validate, the
+// simulator beside public measured serving figures (configs/references/serve_measured.yaml).
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
@@ -11,6 +12,7 @@
 #include "lightsim/core/json.h"
 #include "lightsim/ops/operation.h"
 #include "lightsim/ops/register.h"
+#include "lightsim/serve/measured.h"
 #include "lightsim/serve/run.h"
 
 namespace lightsim::ops {
@@ -27,6 +29,16 @@ struct ServeRunRequest {
     s.field("write_requests", &ServeRunRequest::write_requests,
             "write the simulated requests to <out>/requests.csv, a trace that process: trace "
             "reads back (docs/serving.md, \"Traces\")");
+  }
+};
+
+struct ServeValidateRequest {
+  static constexpr std::string_view kind = "serve_validate_request";
+  std::string measurements{};
+  static void describe(config::Schema<ServeValidateRequest>& s) {
+    s.help("Request of serve validate: the measured serving figures to compare with.");
+    s.field("measurements", &ServeValidateRequest::measurements,
+            "serve_measurements file (default: configs/references/serve_measured.yaml)");
   }
 };
 
@@ -102,6 +114,30 @@ serve::ServeReport evaluate_serve(const ServeRunRequest& q, Env& env) {
   return serve::run(setup);
 }
 
+serve::ServeValidationReport evaluate_validate(const ServeValidateRequest& q, Env& env) {
+  const config::LoadOptions roots = env.load.roots_only();
+  const serve::ServeMeasurements m = serve::load_serve_measurements(roots, q.measurements);
+  env.inputs_read();
+  return serve::validate(m, roots, env.ctx.seed());
+}
+
+void print_validation(const serve::ServeValidationReport& v, std::ostream& out) {
+  fmt::print(out, "Serving simulator beside public measured serving figures (fitted: false)\n\n");
+  fmt::print(out, "  {:<52} {:<28} {:>10} {:>10} {:>8}\n", "row", "metric", "measured", "ours",
+             "error");
+  for (const serve::ServeValidationRow& r : v.rows) {
+    if (!r.expressed) {
+      fmt::print(out, "  {:<52} {:<28} {:>10.4g} {:>10} {:>8}\n      not expressed: {}\n", r.id,
+                 r.metric, r.measured, "-", "-", r.not_expressed);
+      continue;
+    }
+    fmt::print(out, "  {:<52} {:<28} {:>10.4g} {:>10.4g} {:>+7.1f}%{}\n", r.id, r.metric,
+               r.measured, r.ours, 100 * r.error, r.fitted ? "  (fitted)" : "");
+  }
+  fmt::print(out, "\n  {} rows compared: median |error| {:.1f}%, worst {:+.1f}%\n", v.compared,
+             100 * v.median_abs_error, 100 * v.worst_error);
+}
+
 }  // namespace
 
 void register_serve_ops(Registry& registry) {
@@ -114,6 +150,14 @@ void register_serve_ops(Registry& registry) {
        .evaluate = evaluate_serve,
        .to_json = [](const serve::ServeReport& r) { return serve::to_json(r); },
        .print = print_report});
+  add<ServeValidateRequest, serve::ServeValidationReport>(
+      registry, {.info = {.name = "serve_validate",
+                          .command = {"serve", "validate"},
+                          .help = "The serving simulator beside public measured serving figures",
+                          .positional = {}},
+                 .evaluate = evaluate_validate,
+                 .to_json = [](const serve::ServeValidationReport& v) { return serve::to_json(v); },
+                 .print = print_validation});
 }
 
 }  // namespace lightsim::ops

@@ -116,6 +116,39 @@ points:
         self.assertEqual(doc["pools"]["colocated"]["utilization"], 0)
         self.assertNotIn("NaN", r.out)
 
+    def test_validate_compares_public_serving_figures(self):
+        r = run("--json", "serve", "validate", timeout=120)
+        self.assertExit(r, 0)
+        doc = r.json()
+        compared = [x for x in doc["rows"] if x["expressed"] and not x["fitted"]]
+        self.assertGreaterEqual(len(compared), 4)
+        self.assertEqual(doc["compared"], len(compared))
+        for row in compared:
+            self.assertGreater(row["ours"], 0, row["id"])
+            self.assertAlmostEqual(row["error"], row["ours"] / row["measured"] - 1, 12)
+        for row in doc["rows"]:
+            self.assertFalse(row["fitted"], row["id"])
+            if not row["expressed"]:
+                self.assertTrue(row["not_expressed"], row["id"])
+        errors = sorted(abs(x["error"]) for x in compared)
+        self.assertIn(doc["median_abs_error"], errors + [
+            0.5 * (errors[len(errors) // 2 - 1] + errors[len(errors) // 2])])
+
+    def test_bad_validation_rows_exit_2_naming_the_row(self):
+        head = "schema_version: 1\nkind: serve_measurements\nmeasurements:\n"
+        row = ("  - {{id: r1, {extra} metric: tpot_p50_s, value: {value}, source: s}}\n")
+        cases = [
+            (row.format(extra="scenario: chat_nvl72,", value="-1"), "measurements[0].value"),
+            (row.format(extra="", value="0.05"), "not_expressed"),
+            (row.format(extra="scenario: no_such_scenario,", value="0.05"), "'r1'"),
+            ("  - {id: r1, scenario: chat_nvl72, metric: speed, value: 1, source: s}\n",
+             "measurements[0].metric"),
+        ]
+        for text, needle in cases:
+            f = self.write("m.yaml", head + text)
+            r = run("serve", "validate", "--measurements", f)
+            self.assertInputError(r, needle)
+
 
 if __name__ == "__main__":
     unittest.main()
