@@ -1,16 +1,20 @@
 // Serving (docs/serving.md): serve_run, a request-level simulation of one serving scenario:
 // TTFT / TPOT / end-to-end latency percentiles, goodput under the SLOs, tokens/s per GPU, pool
-// utilisation, queue length over time and the Little's-law check.
+// utilisation, queue length over time and the Little's-law check; serve_validate, the
+// simulator beside public measured serving figures (configs/references/serve_measured.yaml).
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
 #include <algorithm>
+#include <optional>
 #include <ostream>
 
 #include "lightsim/core/atomic_file.h"
 #include "lightsim/core/json.h"
 #include "lightsim/ops/operation.h"
 #include "lightsim/ops/register.h"
+#include "lightsim/serve/measured.h"
+#include "lightsim/serve/prism_loop.h"
 #include "lightsim/serve/run.h"
 
 namespace lightsim::ops {
@@ -30,7 +34,53 @@ struct ServeRunRequest {
   }
 };
 
+struct ServeValidateRequest {
+  static constexpr std::string_view kind = "serve_validate_request";
+  std::string measurements{};
+  static void describe(config::Schema<ServeValidateRequest>& s) {
+    s.help("Request of serve validate: the measured serving figures to compare with.");
+    s.field("measurements", &ServeValidateRequest::measurements,
+            "serve_measurements file (default: configs/references/serve_measured.yaml)");
+  }
+};
+
 namespace {
+
+// A run, and what Prism in the loop gives it when the scenario enables it.
+struct ServeRunResult {
+  serve::ServeReport report;
+  std::optional<serve::PrismLoopReport> prism;
+};
+
+Json serve_run_json(const ServeRunResult& r) {
+  Json j = serve::to_json(r.report);
+  if (r.prism) j["prism"] = serve::to_json(*r.prism);
+  return j;
+}
+
+void print_prism(const serve::PrismLoopReport& p, std::ostream& out) {
+  fmt::print(out,
+             "\n  Prism in the loop ({}; top {} blocks of {} tokens + {} sink and {} recent "
+             "tokens), at the run's mean decode batch {} and context {} tokens:\n",
+             p.accelerator, p.top_k, p.block_tokens, p.sink_tokens, p.recent_tokens, p.batch,
+             p.context);
+  fmt::print(out,
+             "    decode step {:.3f} ms with Prism vs {:.3f} ms full attention ({:.2f}x), KV read "
+             "{:.1f} MB vs {:.1f} MB per step ({:.2f}x less), power {:.0f} W (GPU {:.0f} W + Prism "
+             "{:.1f} W) vs {:.0f} W\n",
+             p.prism.step_time * 1e3, p.full.step_time * 1e3, p.speedup,
+             p.prism.kv_bytes_read / 1e6, p.full.kv_bytes_read / 1e6, p.kv_traffic_reduction,
+             p.prism.system_power, p.prism.gpu_power, p.prism.prism_power, p.full.system_power);
+  if (p.trivial)
+    fmt::print(out, "    retrieval at {} tokens: every block is read (recall 1 by construction)\n",
+               p.quality_context);
+  else
+    fmt::print(out,
+               "    retrieval at {} tokens: Recall@{} {:.3f} +- {:.3f} against full attention, "
+               "mass recall {:.3f}, needle hits {:.3f} ({} candidate blocks)\n",
+               p.quality_context, p.top_k, p.recall, p.recall_ci95, p.mass_recall, p.needle_hit,
+               p.candidates);
+}
 
 void print_distribution(std::ostream& out, std::string_view name, const serve::Distribution& d) {
   fmt::print(out, "  {:<11} {:>8} {:>10.4f} {:>10.4f} {:>10.4f} {:>10.4f} {:>10.4f}\n", name,
@@ -42,6 +92,13 @@ void print_pool(std::ostream& out, std::string_view name, const serve::PoolUsage
              "  {:<10} {:>4} instances, {:>5} GPUs, utilisation {:>5.1f}%, {} steps, mean decode "
              "batch {:.1f}\n",
              name, u.instances, u.gpus, 100 * u.utilization, u.steps, u.mean_decode_batch);
+}
+
+void print_report(const serve::ServeReport& r, std::ostream& out);
+
+void print_run(const ServeRunResult& r, std::ostream& out) {
+  print_report(r.report, out);
+  if (r.prism) print_prism(*r.prism, out);
 }
 
 void print_report(const serve::ServeReport& r, std::ostream& out) {
@@ -91,7 +148,7 @@ void print_report(const serve::ServeReport& r, std::ostream& out) {
       s.queue_series.size(), peak);
 }
 
-serve::ServeReport evaluate_serve(const ServeRunRequest& q, Env& env) {
+ServeRunResult evaluate_serve(const ServeRunRequest& q, Env& env) {
   const serve::ServeSetup setup =
       serve::prepare(q.scenario, env.load, env.ctx.seed(), env.ctx.memory_budget());
   env.inputs_read();
@@ -99,21 +156,56 @@ serve::ServeReport evaluate_serve(const ServeRunRequest& q, Env& env) {
     prepare_output_dir(env.out);
     write_file_atomic(env.out / "requests.csv", serve::trace_csv(setup.requests));
   }
-  return serve::run(setup);
+  ServeRunResult r{serve::run(setup), std::nullopt};
+  if (setup.scenario.spec.prism.enabled)
+    r.prism = serve::evaluate_prism_loop(setup, r.report, env.load.roots_only(), env.ctx);
+  return r;
+}
+
+serve::ServeValidationReport evaluate_validate(const ServeValidateRequest& q, Env& env) {
+  const config::LoadOptions roots = env.load.roots_only();
+  const serve::ServeMeasurements m = serve::load_serve_measurements(roots, q.measurements);
+  env.inputs_read();
+  return serve::validate(m, roots, env.ctx.seed());
+}
+
+void print_validation(const serve::ServeValidationReport& v, std::ostream& out) {
+  fmt::print(out, "Serving simulator beside public measured serving figures (fitted: false)\n\n");
+  fmt::print(out, "  {:<52} {:<28} {:>10} {:>10} {:>8}\n", "row", "metric", "measured", "ours",
+             "error");
+  for (const serve::ServeValidationRow& r : v.rows) {
+    if (!r.expressed) {
+      fmt::print(out, "  {:<52} {:<28} {:>10.4g} {:>10} {:>8}\n      not expressed: {}\n", r.id,
+                 r.metric, r.measured, "-", "-", r.not_expressed);
+      continue;
+    }
+    fmt::print(out, "  {:<52} {:<28} {:>10.4g} {:>10.4g} {:>+7.1f}%{}\n", r.id, r.metric,
+               r.measured, r.ours, 100 * r.error, r.fitted ? "  (fitted)" : "");
+  }
+  fmt::print(out, "\n  {} rows compared: median |error| {:.1f}%, worst {:+.1f}%\n", v.compared,
+             100 * v.median_abs_error, 100 * v.worst_error);
 }
 
 }  // namespace
 
 void register_serve_ops(Registry& registry) {
-  add<ServeRunRequest, serve::ServeReport>(
+  add<ServeRunRequest, ServeRunResult>(
       registry,
       {.info = {.name = "serve_run",
                 .command = {"serve", "run"},
                 .help = "Request-level serving simulation: TTFT/TPOT, goodput, utilisation",
                 .positional = {"scenario"}},
        .evaluate = evaluate_serve,
-       .to_json = [](const serve::ServeReport& r) { return serve::to_json(r); },
-       .print = print_report});
+       .to_json = serve_run_json,
+       .print = print_run});
+  add<ServeValidateRequest, serve::ServeValidationReport>(
+      registry, {.info = {.name = "serve_validate",
+                          .command = {"serve", "validate"},
+                          .help = "The serving simulator beside public measured serving figures",
+                          .positional = {}},
+                 .evaluate = evaluate_validate,
+                 .to_json = [](const serve::ServeValidationReport& v) { return serve::to_json(v); },
+                 .print = print_validation});
 }
 
 }  // namespace lightsim::ops

@@ -1,12 +1,14 @@
 // Spec kinds of the serve module, registered explicitly.
 #include "lightsim/serve/register.h"
 
+#include "lightsim/serve/measured.h"
 #include "lightsim/serve/scenario.h"
 
 namespace lightsim::serve {
 
 void register_all(Registry& registry) {
   registry.add_spec<ScenarioSpec>();
+  registry.add_spec<ServeMeasurements>();
 }
 
 }  // namespace lightsim::serve

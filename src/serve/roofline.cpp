@@ -49,6 +49,16 @@ class RooflineStepModel final : public StepModel {
     decode_.scenario.hbm_usable_fraction = scenario.hbm_usable_fraction;
     decode_.model = model;
     gpu_.gpu = topology_.gpu;
+    if (scenario.prism.enabled) {
+      // Prism selects the blocks each decode step reads (decode/step.h, Attention::prism).
+      LIGHTSIM_CHECK_AS(ConfigError, pool.decode_plan.empty(),
+                        "prism.enabled: Prism selection is modelled on the one-GPU decode step; "
+                        "{}.decode_plan '{}' decodes at scale (leave it empty or turn Prism off)",
+                        pool_name_, pool.decode_plan);
+      decode_.scenario.prism = scenario.prism.selector;
+      decode_.accelerator = scenario.prism.selector.accelerator.get();
+      attention_ = decode::Attention::prism;
+    }
     if (!pool.decode_plan.empty()) {
       decode::ScaleSetup setup;
       setup.scenario.name = scenario.name;
@@ -90,8 +100,7 @@ class RooflineStepModel final : public StepModel {
   double decode(std::int64_t batch, double context) const override {
     const auto ctx = static_cast<std::int64_t>(std::max(1.0, std::round(context)));
     if (scale_) return scale_decode(batch, ctx);
-    decode::StepReport r =
-        decode::evaluate_step(decode_, gpu_, decode::Attention::full, batch, ctx);
+    decode::StepReport r = decode::evaluate_step(decode_, gpu_, attention_, batch, ctx);
     if (!r.feasible) {
       // Beyond HBM only between grid points the scheduler's KV admission keeps it under: time
       // the largest context that fits (the step is bound by the same weights and KV reads).
@@ -105,7 +114,7 @@ class RooflineStepModel final : public StepModel {
       LIGHTSIM_CHECK_AS(ConfigError, fit >= 1,
                         "{}: a decode batch of {} does not fit on one {}: {}", pool_name_, batch,
                         gpu_.gpu.name, r.reason);
-      r = decode::evaluate_step(decode_, gpu_, decode::Attention::full, batch, std::min(ctx, fit));
+      r = decode::evaluate_step(decode_, gpu_, attention_, batch, std::min(ctx, fit));
     }
     return r.step_time;
   }
@@ -164,7 +173,8 @@ class RooflineStepModel final : public StepModel {
   prefill::Plan plan_;
   decode::DecodeSetup decode_;
   decode::GpuOption gpu_;
-  std::optional<decode::StepEvaluator> scale_;  // decode_plan given: decode at scale
+  decode::Attention attention_ = decode::Attention::full;  // prism when prism.enabled
+  std::optional<decode::StepEvaluator> scale_;             // decode_plan given: decode at scale
   decode::DecodePlan scale_plan_;
   mutable std::map<int, double> times_;
 };

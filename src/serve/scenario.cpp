@@ -153,6 +153,14 @@ void ScenarioSpec::describe(config::Schema<ScenarioSpec>& s) {
   s.field("queue_series_bins", &ScenarioSpec::queue_series_bins,
           "bins of the queue-length time series over the run")
       .range(std::int64_t{1}, std::int64_t{10000});
+  s.field("prism", &ScenarioSpec::prism,
+          "Prism-selected KV blocks in the decode steps, with the selection's retrieval quality "
+          "reported beside the speed (off by default)");
+  s.rule([](const ScenarioSpec& sc) -> std::optional<std::string> {
+    if (sc.prism.enabled && sc.step_model != StepModelKind::roofline)
+      return "prism.enabled needs step_model roofline (decode's Prism step)";
+    return std::nullopt;
+  });
 }
 
 LoadedScenario load_scenario(const std::string& name_or_file, const config::LoadOptions& options) {

@@ -116,6 +116,97 @@ points:
         self.assertEqual(doc["pools"]["colocated"]["utilization"], 0)
         self.assertNotIn("NaN", r.out)
 
+    PRISM_SCENARIO = """schema_version: 1
+kind: serve_scenario
+name: prism_small
+model: qwen2_5_7b
+dtypes: {preset: bf16}
+arrivals:
+  process: poisson
+  rate: 50 Hz
+  requests: 60
+  prompt: {distribution: fixed, median: 6144}
+  output: {distribution: fixed, median: 16}
+scheduler: {max_batch: 8, token_budget: 4096, block_tokens: 16}
+mode: colocated
+colocated: {fabric: dgx_h100, instances: 2, gpus_per_instance: 1, plan: "TP=1"}
+"""
+
+    def test_prism_off_is_todays_run_byte_for_byte(self):
+        base = run("--json", "serve", "run", "chat_nvl72", *SMALL)
+        off = run("--json", "serve", "run", "chat_nvl72", *SMALL, "--set", "prism.enabled=false",
+                  "--set", "prism.quality_context=4096")
+        self.assertExit(base, 0)
+        self.assertEqual(off.out, base.out)
+        self.assertNotIn('"prism"', base.out)
+
+    def test_prism_with_every_block_selected_reads_everything(self):
+        # top_k x block_tokens above the context: full recall, no KV saved, the same step times.
+        f = self.write("p.yaml", self.PRISM_SCENARIO)
+        full = run("--json", "serve", "run", f)
+        every = run("--json", "serve", "run", f, "--set", "prism.enabled=true", "--set",
+                    "prism.selector.accelerator.selection.top_k=4096")
+        self.assertExit(every, 0)
+        doc = every.json()
+        p = doc.pop("prism")
+        self.assertTrue(p["quality"]["trivial"])
+        self.assertEqual(p["quality"]["recall"], 1.0)
+        self.assertEqual(p["kv_traffic_reduction"], 1.0)
+        self.assertEqual(p["prism"]["attended_tokens"], p["full"]["attended_tokens"])
+        self.assertEqual(doc, full.json())
+
+    def test_prism_selection_reports_speed_with_its_recall(self):
+        f = self.write("p.yaml", self.PRISM_SCENARIO)
+        r = run("--json", "serve", "run", f, "--set", "prism.enabled=true", "--set",
+                "prism.workload.preset=qwen2.5-7b", "--set", "prism.workload.steps=2")
+        self.assertExit(r, 0)
+        p = r.json()["prism"]
+        self.assertFalse(p["quality"]["trivial"])
+        self.assertGreater(p["kv_traffic_reduction"], 1.0)
+        self.assertGreater(p["speedup"], 1.0)
+        self.assertGreater(p["quality"]["recall"], 0.0)
+        self.assertLess(p["quality"]["recall"], 1.0)
+        self.assertEqual(p["context_tokens"], 6144 + 8)  # prompt + mean of 1..15
+        text = run("serve", "run", f, "--set", "prism.enabled=true", "--set",
+                   "prism.workload.preset=qwen2.5-7b", "--set", "prism.workload.steps=2")
+        self.assertIn("Recall@32", text.out)
+        bad = run("serve", "run", "chat_nvl72", "--set", "prism.enabled=true", "--set",
+                  "step_model=fixed")
+        self.assertInputError(bad, "prism.enabled")
+
+    def test_validate_compares_public_serving_figures(self):
+        r = run("--json", "serve", "validate", timeout=120)
+        self.assertExit(r, 0)
+        doc = r.json()
+        compared = [x for x in doc["rows"] if x["expressed"] and not x["fitted"]]
+        self.assertGreaterEqual(len(compared), 4)
+        self.assertEqual(doc["compared"], len(compared))
+        for row in compared:
+            self.assertGreater(row["ours"], 0, row["id"])
+            self.assertAlmostEqual(row["error"], row["ours"] / row["measured"] - 1, 12)
+        for row in doc["rows"]:
+            self.assertFalse(row["fitted"], row["id"])
+            if not row["expressed"]:
+                self.assertTrue(row["not_expressed"], row["id"])
+        errors = sorted(abs(x["error"]) for x in compared)
+        self.assertIn(doc["median_abs_error"], errors + [
+            0.5 * (errors[len(errors) // 2 - 1] + errors[len(errors) // 2])])
+
+    def test_bad_validation_rows_exit_2_naming_the_row(self):
+        head = "schema_version: 1\nkind: serve_measurements\nmeasurements:\n"
+        row = ("  - {{id: r1, {extra} metric: tpot_p50_s, value: {value}, source: s}}\n")
+        cases = [
+            (row.format(extra="scenario: chat_nvl72,", value="-1"), "measurements[0].value"),
+            (row.format(extra="", value="0.05"), "not_expressed"),
+            (row.format(extra="scenario: no_such_scenario,", value="0.05"), "'r1'"),
+            ("  - {id: r1, scenario: chat_nvl72, metric: speed, value: 1, source: s}\n",
+             "measurements[0].metric"),
+        ]
+        for text, needle in cases:
+            f = self.write("m.yaml", head + text)
+            r = run("serve", "validate", "--measurements", f)
+            self.assertInputError(r, needle)
+
 
 if __name__ == "__main__":
     unittest.main()

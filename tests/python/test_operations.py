@@ -91,6 +91,7 @@ CASES = [
      ["tpot_target=30 ms"]),
     ("decode_validate", [], {}, []),
     ("serve_run", ["chat_nvl72"], {"scenario": "chat_nvl72"}, ["arrivals.requests=300"]),
+    ("serve_validate", [], {}, []),
     ("prefill_run", ["seed_8k", "--gpus", "64", "--plan", "TP=1,EP=64,CP=1"],
      {"scenario": "seed_8k", "gpus": 64, "plan": "TP=1,EP=64,CP=1"}, []),
     ("prefill_plan", ["seed_8k", "--gpus", "64", "--top", "3"],

@@ -16,6 +16,7 @@
 #include "lightsim/core/units.h"
 #include "lightsim/fabric/topology.h"
 #include "lightsim/model/transformer.h"
+#include "lightsim/serve/prism_spec.h"
 
 namespace lightsim::serve {
 
@@ -138,6 +139,7 @@ struct ScenarioSpec {
   StepModelKind step_model = StepModelKind::roofline;
   FixedStepSpec fixed_steps;            // step_model fixed
   std::int64_t queue_series_bins = 40;  // bins of the queue-length time series
+  ServePrismSpec prism{};               // Prism-selected KV blocks in decode (off by default)
   static void describe(config::Schema<ScenarioSpec>& s);
 };
 
