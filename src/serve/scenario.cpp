@@ -153,6 +153,9 @@ void ScenarioSpec::describe(config::Schema<ScenarioSpec>& s) {
   s.field("queue_series_bins", &ScenarioSpec::queue_series_bins,
           "bins of the queue-length time series over the run")
       .range(std::int64_t{1}, std::int64_t{10000});
+  s.field("cost_model", &ScenarioSpec::cost_model,
+          "configs/cost_models/ name or file: power, energy per token and cost per million "
+          "tokens of the run (unset: not reported; docs/serving.md \"Power and cost\")");
 }
 
 LoadedScenario load_scenario(const std::string& name_or_file, const config::LoadOptions& options) {

@@ -16,6 +16,7 @@
 #include "lightsim/core/units.h"
 #include "lightsim/fabric/topology.h"
 #include "lightsim/model/transformer.h"
+#include "lightsim/serve/cost_model.h"
 
 namespace lightsim::serve {
 
@@ -138,6 +139,8 @@ struct ScenarioSpec {
   StepModelKind step_model = StepModelKind::roofline;
   FixedStepSpec fixed_steps;            // step_model fixed
   std::int64_t queue_series_bins = 40;  // bins of the queue-length time series
+  // Power and cost of the pods (cost.h; configs/cost_models/); unset: not reported.
+  std::optional<config::Ref<CostModelSpec>> cost_model;
   static void describe(config::Schema<ScenarioSpec>& s);
 };
 
