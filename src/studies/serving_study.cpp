@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <string>
 #include <tuple>
 
 #include "lightsim/serve/run.h"
@@ -118,7 +119,9 @@ std::vector<Column> run_columns(bool with_traffic) {
   return c;
 }
 
-void add_run_row(ServingRun& run, const std::string& table, const Point& p, const Outcome& o) {
+// One row of `table` ("runs" with its traffic column, or "context" without one).
+void add_run_row(ServingRun& run, const std::string& table, bool with_traffic, const Point& p,
+                 const Outcome& o) {
   const ServingArmSpec& arm = run.spec.arms[p.arm];
   const serve::SimResult& s = o.sim;
   const auto row = [&](auto&&... traffic) {
@@ -145,7 +148,7 @@ void add_run_row(ServingRun& run, const std::string& table, const Point& p, cons
                         {"usd_per_mtok", o.power.cost_per_million_tokens},
                         {"rejected", s.rejected}});
   };
-  if (table == "runs")
+  if (with_traffic)
     row(report::NamedCell{"traffic", p.traffic});
   else
     row();
@@ -246,7 +249,7 @@ void evaluate(ServingRun& run) {
       run.map(grid, [&](const Point& p) { return run_point(spec, p, run.presets, seed); });
 
   run.table("runs", "Every arm x traffic x pool split x offered load", run_columns(true));
-  for (std::size_t i = 0; i < part_b; ++i) add_run_row(run, "runs", grid[i], out[i]);
+  for (std::size_t i = 0; i < part_b; ++i) add_run_row(run, "runs", true, grid[i], out[i]);
 
   // Best load of each (arm, traffic, split): the highest goodput per GPU; best split of each
   // (arm, traffic): the highest of those.
@@ -316,7 +319,7 @@ void evaluate(ServingRun& run) {
   run.table("context", "Fixed prompt lengths: every arm x split x load", run_columns(false));
   std::map<std::tuple<std::size_t, std::int64_t, double>, double> best;
   for (std::size_t i = part_b; i < grid.size(); ++i) {
-    add_run_row(run, "context", grid[i], out[i]);
+    add_run_row(run, "context", false, grid[i], out[i]);
     double& b = best[{grid[i].arm, grid[i].prompt.median, grid[i].token_load}];
     b = std::max(b, out[i].power.goodput_per_s_per_gpu);
   }
@@ -422,6 +425,14 @@ void ServingStudySpec::describe(config::Schema<ServingStudySpec>& s) {
   s.rule([](const ServingStudySpec& st) -> std::optional<std::string> {
     if (st.arms.size() < 2) return "'arms' needs at least two fabrics to compare";
     if (st.traffics.empty()) return "'traffics' needs at least one traffic";
+    for (std::size_t i = 0; i < st.arms.size(); ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (st.arms[i].name == st.arms[j].name)
+          return "arms[" + std::to_string(i) + "]: name '" + st.arms[i].name + "' is taken";
+    for (std::size_t i = 0; i < st.traffics.size(); ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (st.traffics[i].name == st.traffics[j].name)
+          return "traffics[" + std::to_string(i) + "]: name '" + st.traffics[i].name + "' is taken";
     for (double l : st.context_loads)
       if (!(l > 0 && l < 1e9)) return "'context_loads' must be in (0, 1e9) prompt tokens/s per GPU";
     return std::nullopt;

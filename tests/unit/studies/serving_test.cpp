@@ -9,6 +9,7 @@
 
 #include "lightsim/core/config_node.h"
 #include "lightsim/core/context.h"
+#include "lightsim/core/error.h"
 #include "lightsim/core/registry.h"
 #include "lightsim/report/result.h"
 #include "lightsim/studies/register.h"
@@ -84,6 +85,24 @@ TEST(ServingStudy, InfiniteBandwidthMakesTheFabricChoiceChangeNothing) {
   const std::vector<double> tpot = column(real, "runs", "tpot_p50");
   ASSERT_EQ(tpot.size(), 2u);
   EXPECT_GT(tpot[0], tpot[1]);  // EP 96 across two copper racks is slower than in one domain
+}
+
+// Rows are matched by arm name: two arms of one name are a ConfigError naming the second.
+TEST(ServingStudy, TwoArmsOfOneNameAreAConfigError) {
+  Registry registry;
+  register_all(registry);
+  const config::LoadOptions load = testing::shipped_configs();
+  StudyInput in = make_input("serving", default_config("serving", load), load, Size::quick);
+  config::apply_assignment(in.document,
+                           "arms=[" + arm(false, false) + ", " + arm(false, false) + "]");
+  Context ctx;
+  try {
+    (void)study_family(registry).get("serving")(in, ctx);
+    FAIL() << "expected a ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("arms[1]: name 'copper' is taken"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace
