@@ -119,10 +119,9 @@ StepReport evaluate(const DecodeSetup& s, const GpuOption& option, Attention att
   r.memory_utilization = r.hbm_bytes / (r.step_time * gpu.hbm_bandwidth.si());
   r.compute_utilization =
       r.flops / (r.step_time * gpu.peak(model::dtype_name(sc.dtypes.activations)).si());
-  const double idle = gpu.idle_power->si(), tdp = gpu.tdp->si();
   const double s_mem = sc.power.memory_share;
   r.gpu_power =
-      idle + (tdp - idle) * (s_mem * r.memory_utilization + (1.0 - s_mem) * r.compute_utilization);
+      gpu.board_power(s_mem * r.memory_utilization + (1.0 - s_mem) * r.compute_utilization);
   if (prism) r.prism_power = sc.prism.accelerators * sel.static_power + prism_energy / r.step_time;
   r.system_power = r.gpu_power + r.prism_power;
   r.energy_per_token = r.system_power * r.step_time / d(batch);

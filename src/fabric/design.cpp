@@ -141,6 +141,10 @@ std::int64_t saturating_product(std::int64_t a, std::int64_t b) {
 
 }  // namespace
 
+double link_power(const FabricDesign& design, double bandwidth) {
+  return 8 * bandwidth * design.energy_per_bit;
+}
+
 FabricDesign derive_design(const FabricDesignSpec& d) {
   FabricDesign r;
   // Bandwidth per GPU per direction: the endpoint's I/O, then the switch ports it plugs into.
@@ -209,7 +213,7 @@ FabricDesign derive_design(const FabricDesignSpec& d) {
                                        : 0.0);
   r.energy_per_bit = 2 * d.serdes_energy.si() / 8 + static_cast<double>(2 * L) * link +
                      static_cast<double>(2 * L - 1) * d.switch_energy.si() / 8;
-  r.power_per_gpu = 8 * r.bandwidth * r.energy_per_bit;
+  r.power_per_gpu = link_power(r, r.bandwidth);
   r.power_per_domain = static_cast<double>(r.domain) * r.power_per_gpu;
   return r;
 }

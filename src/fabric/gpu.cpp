@@ -78,4 +78,11 @@ Time GpuSpec::kernel_time(double flops, double bytes, std::string_view dtype) co
   return Time::si(std::max(compute, memory));
 }
 
+double GpuSpec::board_power(double utilization) const {
+  LIGHTSIM_CHECK_AS(ConfigError, tdp && idle_power,
+                    "gpu '{}' needs 'tdp' and 'idle_power' (W) for the board power model", name);
+  const double idle = idle_power->si();
+  return idle + (tdp->si() - idle) * utilization;
+}
+
 }  // namespace lightsim::fabric

@@ -140,6 +140,21 @@ void print_report(const serve::ServeReport& r, std::ostream& out) {
              "queue L_q = {:.3f}, lambda W_q = {:.3f}\n",
              s.little.l, s.little.lambda, s.little.w, s.little.relative_error, s.little.lq,
              s.little.lambda * s.little.wq);
+  if (r.power) {
+    const serve::PowerCost& p = *r.power;
+    fmt::print(out,
+               "  power (mean over the run): GPUs {:.1f} kW, fabric {:.1f} kW ({}), host {:.1f} "
+               "kW; IT {:.1f} kW, facility {:.1f} kW\n",
+               p.gpu_power / 1e3, p.fabric_power / 1e3, p.fabric_design, p.host_power / 1e3,
+               p.it_power / 1e3, p.facility_power / 1e3);
+    fmt::print(out,
+               "  {:.3f} J per output token, {:.0f} tokens/s per kW, goodput {:.3f} req/s per kW "
+               "and {:.4f} per GPU; ${:.2f} per hour (capex ${:.2f}, energy ${:.2f}), ${:.3f} per "
+               "million output tokens, {:.0f} SLO-meeting requests per $\n",
+               p.energy_per_token, p.output_tokens_per_s_per_kw, p.goodput_per_s_per_kw,
+               p.goodput_per_s_per_gpu, p.cost_per_hour, p.capex_per_hour, p.energy_cost_per_hour,
+               p.cost_per_million_tokens, p.goodput_per_usd);
+  }
   double peak = 0;
   for (const serve::QueuePoint& p : s.queue_series) peak = std::max(peak, p.queued);
   fmt::print(

@@ -9,6 +9,7 @@ namespace lightsim::serve {
 void register_all(Registry& registry) {
   registry.add_spec<ScenarioSpec>();
   registry.add_spec<ServeMeasurements>();
+  registry.add_spec<CostModelSpec>();
 }
 
 }  // namespace lightsim::serve

@@ -29,6 +29,19 @@ SimPool sim_pool(const PoolModel& m, const PoolSpec& spec) {
           .gpus_per_instance = spec.gpus_per_instance};
 }
 
+// The pools' GPUs, sizes, utilisation and scale-up bandwidth (the innermost tier's line rate).
+std::vector<PoolLoad> pool_loads(const ScenarioSpec& sc, const SimResult& sim) {
+  const auto load = [](const PoolSpec& pool, const PoolUsage& usage) {
+    const fabric::FabricSpec& f = pool.fabric.get();
+    return PoolLoad{.gpu = &f.gpu,
+                    .gpus = usage.gpus,
+                    .utilization = usage.utilization,
+                    .fabric_bandwidth = fabric::build_topology(f).tiers.front().line_bandwidth};
+  };
+  if (sc.mode == PoolMode::colocated) return {load(sc.colocated, sim.colocated)};
+  return {load(sc.prefill, sim.prefill), load(sc.decode, sim.decode)};
+}
+
 }  // namespace
 
 ServeSetup prepare(const std::string& scenario, const config::LoadOptions& load, std::uint64_t seed,
@@ -72,6 +85,14 @@ ServeSetup prepare(LoadedScenario scenario, const config::LoadOptions& load, std
     c.kv_latency = tier.alpha;
     s.kv_tier = topo.name + " " + tier.name;
   }
+  if (sc.cost_model) {  // a GPU without board power is a ConfigError before any work
+    if (sc.mode == PoolMode::colocated) {
+      sc.colocated.fabric.get().gpu.board_power(0);
+    } else {
+      sc.prefill.fabric.get().gpu.board_power(0);
+      sc.decode.fabric.get().gpu.board_power(0);
+    }
+  }
   const auto check_memory = [&](std::uint64_t requests) {
     if (memory_budget > 0)
       require_memory(bytes_of(requests, kSimulationBytesPerRequest), memory_budget,
@@ -104,6 +125,7 @@ ServeReport run(const ServeSetup& setup) {
   else
     r.pool_fabrics = {sc.prefill.fabric.get().name, sc.decode.fabric.get().name};
   r.sim = simulate(setup.requests, setup.config);
+  if (sc.cost_model) r.power = power_and_cost(sc.cost_model->get(), pool_loads(sc, r.sim), r.sim);
   for (const SimPool* p : {&setup.config.colocated, &setup.config.prefill, &setup.config.decode})
     if (const auto* cached = dynamic_cast<const CachedStepModel*>(p->steps.get()))
       r.step_model_calls += static_cast<std::int64_t>(cached->inner_calls());
@@ -184,6 +206,7 @@ Json to_json(const ServeReport& r) {
         {"bandwidth_b_per_s", std::isfinite(r.kv_bandwidth) ? Json(r.kv_bandwidth) : Json(nullptr)},
         {"latency_s", r.kv_latency},
         {"mean_time_s", s.kv_transfer_time}};
+  if (r.power) j["power"] = to_json(*r.power);
   return j;
 }
 

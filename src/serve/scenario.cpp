@@ -161,6 +161,9 @@ void ScenarioSpec::describe(config::Schema<ScenarioSpec>& s) {
       return "prism.enabled needs step_model roofline (decode's Prism step)";
     return std::nullopt;
   });
+  s.field("cost_model", &ScenarioSpec::cost_model,
+          "configs/cost_models/ name or file: power, energy per token and cost per million "
+          "tokens of the run (unset: not reported; docs/serving.md \"Power and cost\")");
 }
 
 LoadedScenario load_scenario(const std::string& name_or_file, const config::LoadOptions& options) {

@@ -7,6 +7,7 @@
 #include "lightsim/studies/energy.h"
 #include "lightsim/studies/impairments.h"
 #include "lightsim/studies/needle.h"
+#include "lightsim/studies/serve_prism.h"
 #include "lightsim/studies/serving.h"
 #include "lightsim/studies/study.h"
 #include "lightsim/studies/system.h"
@@ -38,6 +39,7 @@ void register_all(Registry& registry) {
   registry.add_spec<EnergySeedReference>();
   add_energy_study(registry);
   add_serve_prism_study(registry);
+  add_serving_study(registry);
 }
 
 }  // namespace lightsim::studies

@@ -7,7 +7,7 @@
 #include "lightsim/serve/prism_loop.h"
 #include "lightsim/serve/run.h"
 #include "lightsim/studies/runner.h"
-#include "lightsim/studies/serving.h"
+#include "lightsim/studies/serve_prism.h"
 
 namespace lightsim::studies {
 

@@ -206,6 +206,30 @@ colocated: {fabric: dgx_h100, instances: 2, gpus_per_instance: 1, plan: "TP=1"}
             f = self.write("m.yaml", head + text)
             r = run("serve", "validate", "--measurements", f)
             self.assertInputError(r, needle)
+    def test_a_cost_model_missing_a_key_exits_2_naming_it(self):
+        cost = self.write("cost.yaml", """schema_version: 1
+kind: cost_model
+name: no price
+fabric_design: copper_nvl72
+gpu_busy_power_share: 1
+fabric_idle_power_share: 1
+host_power_per_gpu: 340 W
+gpu_capex_usd: 41667
+fabric_capex_per_gpu_usd: 0
+amortization_years: 5
+pue: 1.1
+""")
+        r = run("serve", "run", "chat_nvl72", *SMALL, "--set", f"cost_model={cost}")
+        self.assertExit(r, 2)
+        self.assertIn("power_price_usd_per_kwh", r.err)
+
+    def test_a_cost_model_adds_power_energy_and_cost(self):
+        r = run("--json", "serve", "run", "chat_nvl72", *SMALL, "--set", "cost_model=copper_nvl72")
+        self.assertExit(r, 0)
+        power = r.json()["power"]
+        self.assertGreater(power["energy_per_token_j"], 0)
+        self.assertGreater(power["cost_usd_per_million_tokens"], 0)
+        self.assertEqual(power["fabric_design"], "copper NVL72 rack")
 
 
 if __name__ == "__main__":

@@ -99,6 +99,9 @@ std::int64_t clos_endpoints(std::int64_t radix, std::int64_t levels);
 // routing_overhead + |i| rack_pitch + |j| row_pitch <= reach.
 // At most 2 reach / row_pitch + 1 rows are visited (<= 2e6 within describe()'s ranges).
 std::int64_t racks_within_reach(const FabricDesignSpec& d);
+// W per GPU of a design's links and switches carrying `bandwidth` B/s per direction (each bit
+// of the GPU's egress counted once along the longest path): 8 x bandwidth x energy_per_bit.
+double link_power(const FabricDesign& design, double bandwidth);
 // Throws InputError when the reach is shorter than the in-rack cable (no domain at all).
 FabricDesign derive_design(const FabricDesignSpec& d);
 

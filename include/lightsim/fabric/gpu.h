@@ -56,6 +56,10 @@ struct GpuSpec {
   double memory_efficiency(double bytes) const;
   // Roofline time of one kernel with achievable efficiencies: max(compute, memory).
   Time kernel_time(double flops, double bytes, std::string_view dtype) const;
+  // W: board power at `utilization` in [0, 1] of the dynamic range, the linear model between
+  // idle and full load, idle + (tdp - idle) u (Fan, Weber, Barroso, ISCA 2007; docs/decode.md
+  // "Power"). ConfigError naming the GPU when tdp or idle_power is unset.
+  double board_power(double utilization) const;
 };
 
 }  // namespace lightsim::fabric

@@ -6,11 +6,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "lightsim/core/config.h"
 #include "lightsim/core/json_fwd.h"
+#include "lightsim/serve/cost.h"
 #include "lightsim/serve/scenario.h"
 #include "lightsim/serve/simulate.h"
 #include "lightsim/serve/workload.h"
@@ -45,6 +47,7 @@ struct ServeReport {
   std::vector<std::string> pool_fabrics;  // colocated: one; disaggregated: prefill, decode
   std::int64_t step_model_calls = 0;      // inner step-model evaluations behind the cache
   SimResult sim;
+  std::optional<PowerCost> power;  // with the scenario's cost_model
 };
 
 ServeReport run(const ServeSetup& setup);

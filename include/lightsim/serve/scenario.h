@@ -17,6 +17,7 @@
 #include "lightsim/fabric/topology.h"
 #include "lightsim/model/transformer.h"
 #include "lightsim/serve/prism_spec.h"
+#include "lightsim/serve/cost_model.h"
 
 namespace lightsim::serve {
 
@@ -140,6 +141,8 @@ struct ScenarioSpec {
   FixedStepSpec fixed_steps;            // step_model fixed
   std::int64_t queue_series_bins = 40;  // bins of the queue-length time series
   ServePrismSpec prism{};               // Prism-selected KV blocks in decode (off by default)
+  // Power and cost of the pods (cost.h; configs/cost_models/); unset: not reported.
+  std::optional<config::Ref<CostModelSpec>> cost_model;
   static void describe(config::Schema<ScenarioSpec>& s);
 };
 

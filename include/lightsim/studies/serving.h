@@ -1,5 +1,9 @@
-// The serving studies over the serve module (docs/studies.md): serve_prism, Prism on the decode
-// pool at long context (issue #21, study 5(c)).
+// The `serving` study (docs/studies.md "serving"): a model served on copper NVL72 racks and on
+// the photonic pod under chat and long-context traffic with SLOs: goodput per GPU, per kW and
+// per dollar against load for each pool split of a small stated set, the best split of each
+// fabric (issue 21 part 5a), and the goodput ratio photonic / copper against context length
+// and load (part 5b). Every run is a `serve run` of the study's base scenario (serve/run.h)
+// with the arm's fabric, cost model and split and the traffic's lengths and rate.
 #pragma once
 
 #include <cstdint>
@@ -8,25 +12,68 @@
 #include <vector>
 
 #include "lightsim/core/config.h"
-#include "lightsim/core/units.h"
+#include "lightsim/core/config_ref.h"
+#include "lightsim/fabric/topology.h"
+#include "lightsim/serve/cost.h"
+#include "lightsim/serve/scenario.h"
 #include "lightsim/studies/study.h"
 
 namespace lightsim::studies {
 
-// configs/studies/serve_prism.yaml. At each context, the scenario's traffic with prompts of that
-// many tokens, offered at `prompt_tokens_rate` / context requests per second, is served twice:
-// full attention and Prism-selected blocks (the scenario's prism selector and KV profile).
-struct ServePrismStudySpec {
-  static constexpr std::string_view kind = "serve_prism_study";
-  std::string scenario = "long_context_h100";  // configs/serve/ name or file
-  std::vector<std::int64_t> contexts = {8192, 32768};
-  Frequency prompt_tokens_rate = Frequency::si(100000);  // prompt tokens offered per second
-  std::int64_t requests = 200;                           // per run
-  std::int64_t quality_steps = 4;  // decode queries of the recall measurement (KV profile)
-  static void describe(config::Schema<ServePrismStudySpec>& s);
+// One disaggregated pool split: prefill and decode instances, their sizes and plans.
+struct ServingSplitSpec {
+  static constexpr std::string_view kind = "serving_split";
+  std::string name{};
+  std::int64_t prefill_instances = 1;
+  std::int64_t prefill_gpus_per_instance = 1;
+  std::string prefill_plan = "TP=1";
+  std::int64_t decode_instances = 1;
+  std::int64_t decode_gpus_per_instance = 1;
+  std::string decode_plan{};
+  std::int64_t max_batch = 256;  // requests resident per instance (scheduler.max_batch)
+  static void describe(config::Schema<ServingSplitSpec>& s);
 };
 
-// Registers the study `serve_prism` (spec kind and definition; runner.h).
-void add_serve_prism_study(Registry& registry);
+// One fabric under test: the pools' fabric, the tier the KV crosses, its cost model and the
+// splits tried on it.
+struct ServingArmSpec {
+  static constexpr std::string_view kind = "serving_arm";
+  std::string name{};
+  config::Ref<fabric::FabricSpec> fabric = "seed_copper_1152";
+  std::int64_t kv_tier = 0;
+  config::Ref<serve::CostModelSpec> cost_model = "copper_nvl72";
+  std::vector<ServingSplitSpec> splits{};
+  static void describe(config::Schema<ServingArmSpec>& s);
+};
+
+// One traffic shape: its lengths and the offered loads (requests/s per GPU).
+struct ServingTrafficSpec {
+  static constexpr std::string_view kind = "serving_traffic";
+  std::string name{};
+  serve::LengthSpec prompt{};
+  serve::LengthSpec output{};
+  std::vector<double> loads{};  // 1/s per GPU
+  static void describe(config::Schema<ServingTrafficSpec>& s);
+};
+
+struct ServingStudySpec {
+  static constexpr std::string_view kind = "serving_study";
+  // Model, number formats, SLOs, scheduler, arrival process and request count of every run.
+  config::Ref<serve::ScenarioSpec> scenario = "deepseek_v3_pod";
+  std::vector<ServingArmSpec> arms{};  // the first is the baseline of the ratios
+  std::vector<ServingTrafficSpec> traffics{};
+  // Part b: fixed prompt lengths (tokens) at `context_loads` (prompt tokens/s per GPU, so the
+  // request rate falls as the context grows), outputs of `context_output`, every split of
+  // every arm.
+  std::vector<std::int64_t> contexts{};
+  std::vector<double> context_loads{};
+  serve::LengthSpec context_output{};
+  std::int64_t requests = 0;     // requests per run; 0: the scenario's
+  std::int64_t cdf_points = 20;  // quantiles of the latency CDFs
+  static void describe(config::Schema<ServingStudySpec>& s);
+};
+
+// Registers the study `serving` (its spec kind and its definition; runner.h).
+void add_serving_study(Registry& registry);
 
 }  // namespace lightsim::studies

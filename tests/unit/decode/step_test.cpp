@@ -144,7 +144,7 @@ TEST(DecodeScenario, GpuWithoutPowerFiguresIsAConfigError) {
                                  "name: t\n"
                                  "model: qwen2_5_7b\n"
                                  "gpus:\n"
-                                 "  - gpu: {preset: h800}\n"
+                                 "  - gpu: {preset: h20}\n"
                                  "    price_per_hour_usd: 1\n"
                                  "prism: {accelerator: scaled}\n");
   try {

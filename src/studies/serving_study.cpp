@@ -1,0 +1,452 @@
+// The `serving` study (serving.h; docs/studies.md "serving"): copper racks vs the photonic pod
+// served end to end by the request-level simulator, with power and cost.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <tuple>
+
+#include "lightsim/serve/run.h"
+#include "lightsim/studies/runner.h"
+#include "lightsim/studies/serving.h"
+
+namespace lightsim::studies {
+namespace {
+
+using ServingRun = Run<ServingStudySpec, NoReference>;
+
+// One serving run of the grid: which arm, split, traffic and offered load.
+struct Point {
+  std::size_t arm = 0, split = 0;
+  std::string traffic{};  // traffic name, or "context" for part b
+  serve::LengthSpec prompt{}, output{};
+  double load = 0;        // 1/s per GPU
+  double token_load = 0;  // part b: prompt tokens/s per GPU offered (load x prompt)
+};
+
+struct Outcome {
+  serve::SimResult sim{};
+  serve::PowerCost power{};
+  double ttft_p99 = 0;
+  std::vector<double> ttft{}, tpot{};  // sorted, completed requests (tpot: >= 2 tokens)
+};
+
+std::int64_t split_gpus(const ServingSplitSpec& s) {
+  return s.prefill_instances * s.prefill_gpus_per_instance +
+         s.decode_instances * s.decode_gpus_per_instance;
+}
+
+// The base scenario with the arm's fabric and cost model, the split's pools and the traffic.
+serve::LoadedScenario scenario_of(const ServingStudySpec& spec, const Point& p) {
+  const ServingArmSpec& arm = spec.arms[p.arm];
+  const ServingSplitSpec& split = arm.splits[p.split];
+  serve::LoadedScenario sc{.spec = spec.scenario.get(), .file = spec.scenario.file()};
+  serve::ScenarioSpec& s = sc.spec;
+  s.mode = serve::PoolMode::disaggregated;
+  s.prefill = {.fabric = arm.fabric,
+               .instances = split.prefill_instances,
+               .gpus_per_instance = split.prefill_gpus_per_instance,
+               .plan = split.prefill_plan,
+               .decode_plan = ""};
+  s.decode = {.fabric = arm.fabric,
+              .instances = split.decode_instances,
+              .gpus_per_instance = split.decode_gpus_per_instance,
+              .plan = "TP=1",
+              .decode_plan = split.decode_plan};
+  s.kv_transfer = {.fabric = std::nullopt, .tier = arm.kv_tier};
+  s.scheduler.max_batch = split.max_batch;
+  s.cost_model = arm.cost_model;
+  s.arrivals.process = s.arrivals.process == serve::ArrivalProcess::trace
+                           ? serve::ArrivalProcess::poisson
+                           : s.arrivals.process;
+  s.arrivals.prompt = p.prompt;
+  s.arrivals.output = p.output;
+  s.arrivals.rate = Frequency::si(p.load * static_cast<double>(split_gpus(split)));
+  if (spec.requests > 0) s.arrivals.requests = spec.requests;
+  return sc;
+}
+
+Outcome run_point(const ServingStudySpec& spec, const Point& p, const config::LoadOptions& load,
+                  std::uint64_t seed) {
+  const serve::ServeSetup setup = serve::prepare(scenario_of(spec, p), load, seed);
+  serve::ServeReport r = serve::run(setup);
+  Outcome o;
+  o.power = *r.power;
+  for (std::size_t i = 0; i < setup.requests.size(); ++i) {
+    const serve::RequestTimes& t = r.sim.times[i];
+    if (t.finished <= 0 && t.first_token <= 0) continue;  // rejected
+    o.ttft.push_back(t.first_token - t.arrival);
+    if (setup.requests[i].output >= 2)
+      o.tpot.push_back((t.finished - t.first_token) /
+                       static_cast<double>(setup.requests[i].output - 1));
+  }
+  std::sort(o.ttft.begin(), o.ttft.end());
+  std::sort(o.tpot.begin(), o.tpot.end());
+  r.sim.times.clear();
+  o.sim = std::move(r.sim);
+  return o;
+}
+
+double per_gpu(double v, std::int64_t gpus) {
+  return gpus > 0 ? v / static_cast<double>(gpus) : 0;
+}
+
+std::vector<Column> run_columns(bool with_traffic) {
+  std::vector<Column> c = {{"arm", ""}, {"split", ""}};
+  if (with_traffic) c.push_back({"traffic", ""});
+  for (Column k : std::vector<Column>{{"prompt_median", "tokens"},
+                                      {"load_per_gpu", "1/s"},
+                                      {"gpus", ""},
+                                      {"goodput_per_gpu", "1/s"},
+                                      {"slo_attainment", ""},
+                                      {"ttft_p50", "s"},
+                                      {"ttft_p99", "s"},
+                                      {"tpot_p50", "ms"},
+                                      {"tpot_p99", "ms"},
+                                      {"tokens_per_s_per_gpu", "1/s"},
+                                      {"prefill_utilization", ""},
+                                      {"decode_utilization", ""},
+                                      {"facility_power_per_gpu", "W"},
+                                      {"fabric_power_per_gpu", "W"},
+                                      {"goodput_per_kw", "1/s"},
+                                      {"requests_per_usd", ""},
+                                      {"energy_per_token", "J"},
+                                      {"usd_per_mtok", "USD"},
+                                      {"rejected", ""}})
+    c.push_back(k);
+  return c;
+}
+
+// One row of `table` ("runs" with its traffic column, or "context" without one).
+void add_run_row(ServingRun& run, const std::string& table, bool with_traffic, const Point& p,
+                 const Outcome& o) {
+  const ServingArmSpec& arm = run.spec.arms[p.arm];
+  const serve::SimResult& s = o.sim;
+  const auto row = [&](auto&&... traffic) {
+    run.add_row(table, {{"arm", arm.name},
+                        {"split", arm.splits[p.split].name},
+                        traffic...,
+                        {"prompt_median", p.prompt.median},
+                        {"load_per_gpu", p.load},
+                        {"gpus", s.gpus},
+                        {"goodput_per_gpu", o.power.goodput_per_s_per_gpu},
+                        {"slo_attainment", s.slo_attainment},
+                        {"ttft_p50", s.ttft.p50},
+                        {"ttft_p99", s.ttft.p99},
+                        {"tpot_p50", 1e3 * s.tpot.p50},
+                        {"tpot_p99", 1e3 * s.tpot.p99},
+                        {"tokens_per_s_per_gpu", s.tokens_per_s_per_gpu},
+                        {"prefill_utilization", s.prefill.utilization},
+                        {"decode_utilization", s.decode.utilization},
+                        {"facility_power_per_gpu", per_gpu(o.power.facility_power, s.gpus)},
+                        {"fabric_power_per_gpu", per_gpu(o.power.fabric_power, s.gpus)},
+                        {"goodput_per_kw", o.power.goodput_per_s_per_kw},
+                        {"requests_per_usd", o.power.goodput_per_usd},
+                        {"energy_per_token", o.power.energy_per_token},
+                        {"usd_per_mtok", o.power.cost_per_million_tokens},
+                        {"rejected", s.rejected}});
+  };
+  if (with_traffic)
+    row(report::NamedCell{"traffic", p.traffic});
+  else
+    row();
+}
+
+// The q-quantile (type 7) of sorted values; 0 when empty.
+double quantile(const std::vector<double>& v, double q) {
+  if (v.empty()) return 0;
+  const double h = q * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(h));
+  const std::size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (h - static_cast<double>(lo)) * (v[hi] - v[lo]);
+}
+
+void add_charts(ServingRun& run) {
+  Chart load{
+      .title = "Goodput per GPU against offered load", .table = "runs", .mark = Mark::line_points};
+  load.x =
+      Channel{.field = "load_per_gpu", .type = "quantitative", .title = "offered req/s per GPU"};
+  load.y = Channel{
+      .field = "goodput_per_gpu", .type = "quantitative", .title = "SLO-meeting req/s per GPU"};
+  load.color = Channel{.field = "arm", .type = "nominal"};
+  load.stroke_dash = Channel{.field = "split", .type = "nominal"};
+  load.column = Channel{.field = "traffic", .type = "nominal"};
+  load.independent = {"x", "y"};
+  run.chart(load);
+
+  Chart splits{
+      .title = "Best goodput per GPU of each pool split", .table = "splits", .mark = Mark::bar};
+  splits.x = Channel{.field = "split", .type = "nominal"};
+  splits.y = Channel{
+      .field = "goodput_per_gpu", .type = "quantitative", .title = "SLO-meeting req/s per GPU"};
+  splits.color = Channel{.field = "arm", .type = "nominal"};
+  splits.column = Channel{.field = "traffic", .type = "nominal"};
+  splits.independent = {"x", "y"};
+  run.chart(splits);
+
+  for (const char* metric : {"ttft", "tpot"}) {
+    Chart cdf{.title = fmt::format("{} CDF at the best split and load",
+                                   std::string(metric) == "ttft" ? "TTFT" : "TPOT"),
+              .table = "latency_cdf",
+              .mark = Mark::line};
+    cdf.filters = {fmt::format("datum.metric == '{}'", metric)};
+    cdf.x = Channel{.field = "latency", .type = "quantitative", .title = "latency (s)"};
+    cdf.y = Channel{.field = "quantile", .type = "quantitative", .title = "share of requests"};
+    cdf.color = Channel{.field = "arm", .type = "nominal"};
+    cdf.column = Channel{.field = "traffic", .type = "nominal"};
+    cdf.independent = {"x"};
+    run.chart(cdf);
+  }
+
+  Chart ratio{.title = "Goodput ratio photonic / copper against context length",
+              .table = "context_ratio",
+              .mark = Mark::line_points};
+  ratio.x = Channel{.field = "context",
+                    .type = "quantitative",
+                    .title = "prompt tokens",
+                    .scale = {.type = "log", .base = 2}};
+  ratio.y = Channel{.field = "goodput_ratio", .type = "quantitative", .title = "goodput ratio"};
+  ratio.color = Channel{
+      .field = "prompt_tokens_per_gpu", .type = "ordinal", .title = "prompt tokens/s per GPU"};
+  run.chart(ratio);
+}
+
+void evaluate(ServingRun& run) {
+  const ServingStudySpec& spec = run.spec;
+  // Part a: every arm x traffic x split x load.
+  std::vector<Point> grid;
+  for (std::size_t a = 0; a < spec.arms.size(); ++a)
+    for (const ServingTrafficSpec& t : spec.traffics)
+      for (std::size_t s = 0; s < spec.arms[a].splits.size(); ++s)
+        for (double l : t.loads)
+          grid.push_back({.arm = a,
+                          .split = s,
+                          .traffic = t.name,
+                          .prompt = t.prompt,
+                          .output = t.output,
+                          .load = l});
+  // Part b: every arm x context x split x load, fixed prompt lengths.
+  const std::size_t part_b = grid.size();
+  for (std::size_t a = 0; a < spec.arms.size(); ++a)
+    for (std::int64_t c : spec.contexts)
+      for (std::size_t s = 0; s < spec.arms[a].splits.size(); ++s)
+        for (double l : spec.context_loads)
+          grid.push_back({.arm = a,
+                          .split = s,
+                          .traffic = "context",
+                          .prompt = {.distribution = serve::LengthDistribution::fixed,
+                                     .median = c,
+                                     .min = c,
+                                     .max = c,
+                                     .sigma = 0},
+                          .output = spec.context_output,
+                          .load = l / static_cast<double>(c),
+                          .token_load = l});
+  const std::uint64_t seed = run.ctx.seed();
+  const std::vector<Outcome> out =
+      run.map(grid, [&](const Point& p) { return run_point(spec, p, run.presets, seed); });
+
+  run.table("runs", "Every arm x traffic x pool split x offered load", run_columns(true));
+  for (std::size_t i = 0; i < part_b; ++i) add_run_row(run, "runs", true, grid[i], out[i]);
+
+  // Best load of each (arm, traffic, split): the highest goodput per GPU; best split of each
+  // (arm, traffic): the highest of those.
+  run.table("splits", "Each pool split at its best offered load",
+            {{"arm", ""},
+             {"traffic", ""},
+             {"split", ""},
+             {"load_per_gpu", "1/s"},
+             {"goodput_per_gpu", "1/s"},
+             {"goodput_per_kw", "1/s"},
+             {"requests_per_usd", ""},
+             {"slo_attainment", ""},
+             {"best", ""}});
+  std::map<std::tuple<std::size_t, std::string, std::size_t>, std::size_t> best_load;
+  std::map<std::pair<std::size_t, std::string>, std::size_t> best_split;
+  for (std::size_t i = 0; i < part_b; ++i) {
+    const Point& p = grid[i];
+    const auto key = std::make_tuple(p.arm, p.traffic, p.split);
+    auto it = best_load.find(key);
+    if (it == best_load.end() ||
+        out[i].power.goodput_per_s_per_gpu > out[it->second].power.goodput_per_s_per_gpu)
+      best_load[key] = i;
+  }
+  for (const auto& [key, i] : best_load) {
+    const auto k = std::make_pair(std::get<0>(key), std::get<1>(key));
+    auto it = best_split.find(k);
+    if (it == best_split.end() ||
+        out[i].power.goodput_per_s_per_gpu > out[it->second].power.goodput_per_s_per_gpu)
+      best_split[k] = i;
+  }
+  for (std::size_t a = 0; a < spec.arms.size(); ++a)
+    for (const ServingTrafficSpec& t : spec.traffics)
+      for (std::size_t s = 0; s < spec.arms[a].splits.size(); ++s) {
+        const std::size_t i = best_load.at({a, t.name, s});
+        const Outcome& o = out[i];
+        run.add_row("splits",
+                    {{"arm", spec.arms[a].name},
+                     {"traffic", t.name},
+                     {"split", spec.arms[a].splits[s].name},
+                     {"load_per_gpu", grid[i].load},
+                     {"goodput_per_gpu", o.power.goodput_per_s_per_gpu},
+                     {"goodput_per_kw", o.power.goodput_per_s_per_kw},
+                     {"requests_per_usd", o.power.goodput_per_usd},
+                     {"slo_attainment", o.sim.slo_attainment},
+                     {"best", std::string(best_split.at({a, t.name}) == i ? "yes" : "")}});
+      }
+
+  run.table("latency_cdf", "TTFT and TPOT quantiles at each arm's best split and load",
+            {{"arm", ""}, {"traffic", ""}, {"metric", ""}, {"quantile", ""}, {"latency", "s"}});
+  for (std::size_t a = 0; a < spec.arms.size(); ++a)
+    for (const ServingTrafficSpec& t : spec.traffics) {
+      const Outcome& o = out[best_split.at({a, t.name})];
+      for (const auto& [metric, values] :
+           {std::pair<std::string, const std::vector<double>*>{"ttft", &o.ttft},
+            std::pair<std::string, const std::vector<double>*>{"tpot", &o.tpot}})
+        for (std::int64_t k = 0; k <= spec.cdf_points; ++k) {
+          const double q = static_cast<double>(k) / static_cast<double>(spec.cdf_points);
+          run.add_row("latency_cdf", {{"arm", spec.arms[a].name},
+                                      {"traffic", t.name},
+                                      {"metric", metric},
+                                      {"quantile", q},
+                                      {"latency", quantile(*values, q)}});
+        }
+    }
+
+  // Part b: each arm's best split at each (context, load); the ratio to the first arm.
+  run.table("context", "Fixed prompt lengths: every arm x split x load", run_columns(false));
+  std::map<std::tuple<std::size_t, std::int64_t, double>, double> best;
+  for (std::size_t i = part_b; i < grid.size(); ++i) {
+    add_run_row(run, "context", false, grid[i], out[i]);
+    double& b = best[{grid[i].arm, grid[i].prompt.median, grid[i].token_load}];
+    b = std::max(b, out[i].power.goodput_per_s_per_gpu);
+  }
+  run.table("context_ratio", "Best-split goodput per GPU of each arm over the first arm's",
+            {{"arm", ""},
+             {"context", "tokens"},
+             {"prompt_tokens_per_gpu", "1/s"},
+             {"load_per_gpu", "1/s"},
+             {"goodput_per_gpu", "1/s"},
+             {"baseline_goodput_per_gpu", "1/s"},
+             {"goodput_ratio", "x"}});
+  for (std::size_t a = 1; a < spec.arms.size(); ++a)
+    for (std::int64_t c : spec.contexts)
+      for (double l : spec.context_loads) {
+        const double ours = best.at({a, c, l}), base = best.at({0, c, l});
+        run.add_row("context_ratio", {{"arm", spec.arms[a].name},
+                                      {"context", c},
+                                      {"prompt_tokens_per_gpu", l},
+                                      {"load_per_gpu", l / static_cast<double>(c)},
+                                      {"goodput_per_gpu", ours},
+                                      {"baseline_goodput_per_gpu", base},
+                                      {"goodput_ratio", base > 0 ? ours / base : 0.0}});
+      }
+  add_charts(run);
+}
+
+}  // namespace
+
+void ServingSplitSpec::describe(config::Schema<ServingSplitSpec>& s) {
+  s.help("One disaggregated pool split: prefill and decode instances, sizes and plans.");
+  s.field("name", &ServingSplitSpec::name, "label in the tables").required();
+  s.field("prefill_instances", &ServingSplitSpec::prefill_instances, "prefill instances")
+      .range(std::int64_t{1}, std::int64_t{1} << 20);
+  s.field("prefill_gpus_per_instance", &ServingSplitSpec::prefill_gpus_per_instance,
+          "GPUs of one prefill instance")
+      .range(std::int64_t{1}, std::int64_t{1} << 16);
+  s.field("prefill_plan", &ServingSplitSpec::prefill_plan,
+          "prefill plan of one instance (prefill/plan.h)");
+  s.field("decode_instances", &ServingSplitSpec::decode_instances, "decode instances")
+      .range(std::int64_t{1}, std::int64_t{1} << 20);
+  s.field("decode_gpus_per_instance", &ServingSplitSpec::decode_gpus_per_instance,
+          "GPUs of one decode instance")
+      .range(std::int64_t{1}, std::int64_t{1} << 16);
+  s.field("decode_plan", &ServingSplitSpec::decode_plan,
+          "decode plan of one instance (decode/plan.h; \"\": the one-GPU decode step)");
+  s.field("max_batch", &ServingSplitSpec::max_batch,
+          "requests resident per instance (the scenario's scheduler.max_batch)")
+      .range(std::int64_t{1}, std::int64_t{1} << 24);
+}
+
+void ServingArmSpec::describe(config::Schema<ServingArmSpec>& s) {
+  s.help("One fabric under test: fabric, KV tier, cost model and the pool splits tried.");
+  s.field("name", &ServingArmSpec::name, "label in the tables").required();
+  s.field("fabric", &ServingArmSpec::fabric, "configs/fabrics/ name or file of both pools")
+      .required();
+  s.field("kv_tier", &ServingArmSpec::kv_tier,
+          "tier of the fabric the KV crosses from prefill to decode (0 = innermost)")
+      .range(std::int64_t{0}, std::int64_t{16});
+  s.field("cost_model", &ServingArmSpec::cost_model, "configs/cost_models/ name or file")
+      .required();
+  s.field("splits", &ServingArmSpec::splits, "pool splits tried (at least one)").required();
+  s.rule([](const ServingArmSpec& a) -> std::optional<std::string> {
+    if (a.splits.empty()) return "'splits' needs at least one split";
+    return std::nullopt;
+  });
+}
+
+void ServingTrafficSpec::describe(config::Schema<ServingTrafficSpec>& s) {
+  s.help("One traffic shape: prompt and output lengths and the offered loads per GPU.");
+  s.field("name", &ServingTrafficSpec::name, "label in the tables").required();
+  s.field("prompt", &ServingTrafficSpec::prompt, "prompt tokens per request").required();
+  s.field("output", &ServingTrafficSpec::output, "output tokens per request").required();
+  s.field("loads", &ServingTrafficSpec::loads, "offered requests/s per GPU (1/s)").required();
+  s.rule([](const ServingTrafficSpec& t) -> std::optional<std::string> {
+    if (t.loads.empty()) return "'loads' needs at least one load";
+    for (double l : t.loads)
+      if (!(l > 0 && l < 1e6)) return "'loads' must be in (0, 1e6) requests/s per GPU";
+    return std::nullopt;
+  });
+}
+
+void ServingStudySpec::describe(config::Schema<ServingStudySpec>& s) {
+  s.help(
+      "Copper racks vs the photonic pod served end to end: goodput per GPU, kW and dollar, "
+      "the best pool split, and the goodput ratio against context and load (docs/studies.md "
+      "\"serving\").");
+  s.field("scenario", &ServingStudySpec::scenario,
+          "base serving scenario (configs/serve/): model, formats, SLOs, scheduler, arrival "
+          "process and request count")
+      .required();
+  s.field("arms", &ServingStudySpec::arms, "fabrics under test; the first is the baseline")
+      .required();
+  s.field("traffics", &ServingStudySpec::traffics, "traffic shapes of part a").required();
+  s.field("contexts", &ServingStudySpec::contexts, "part b: fixed prompt lengths (tokens)");
+  s.field("context_loads", &ServingStudySpec::context_loads,
+          "part b: offered prompt tokens/s per GPU (requests/s = this / context)");
+  s.field("context_output", &ServingStudySpec::context_output, "part b: output tokens");
+  s.field("requests", &ServingStudySpec::requests,
+          "requests per run (0: the base scenario's arrivals.requests)")
+      .range(std::int64_t{0}, std::int64_t{1} << 24);
+  s.field("cdf_points", &ServingStudySpec::cdf_points, "quantile steps of the latency CDFs")
+      .range(std::int64_t{2}, std::int64_t{1000});
+  s.rule([](const ServingStudySpec& st) -> std::optional<std::string> {
+    if (st.arms.size() < 2) return "'arms' needs at least two fabrics to compare";
+    if (st.traffics.empty()) return "'traffics' needs at least one traffic";
+    for (std::size_t i = 0; i < st.arms.size(); ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (st.arms[i].name == st.arms[j].name)
+          return "arms[" + std::to_string(i) + "]: name '" + st.arms[i].name + "' is taken";
+    for (std::size_t i = 0; i < st.traffics.size(); ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (st.traffics[i].name == st.traffics[j].name)
+          return "traffics[" + std::to_string(i) + "]: name '" + st.traffics[i].name + "' is taken";
+    for (double l : st.context_loads)
+      if (!(l > 0 && l < 1e9)) return "'context_loads' must be in (0, 1e9) prompt tokens/s per GPU";
+    return std::nullopt;
+  });
+}
+
+void add_serving_study(Registry& registry) {
+  add_study(registry,
+            Definition<ServingStudySpec>{
+                .name = "serving",
+                .help = "copper NVL72 racks vs the photonic pod served end to end (issue 21)",
+                .title = "Serving on copper racks vs the photonic pod: goodput, power and cost",
+                .spec_section = "",
+                .evaluate = evaluate});
+}
+
+}  // namespace lightsim::studies
