@@ -56,14 +56,14 @@ std::string variables_text(const prism::DesignVariables& v) {
 }
 
 void print_figures_header(std::ostream& out) {
-  fmt::print(out, "  {:>6} {:>7} {:>7} {:>10} {:>11} {:>9} {:>9}  {}\n", "#", "recall", "mass",
-             "nJ/query", "us/step", "static W", "mm^2", "design");
+  fmt::print(out, "  {:>6} {:>7} {:>7} {:>7} {:>10} {:>11} {:>9} {:>9}  {}\n", "#", "recall",
+             "mass", "ideal", "nJ/query", "us/step", "static W", "mm^2", "design");
 }
 
 void print_figures(const prism::DesignCandidate& c, std::ostream& out) {
   const prism::DesignFigures& f = *c.figures;
-  fmt::print(out, "  {:>6} {:>7.4f} {:>7.4f} {:>10.4g} {:>11.4g} {:>9.4g} {:>9.4g}  {}\n",
-             c.index, f.recall, f.mass_recall, f.energy_per_query * 1e9,
+  fmt::print(out, "  {:>6} {:>7.4f} {:>7.4f} {:>7.4f} {:>10.4g} {:>11.4g} {:>9.4g} {:>9.4g}  {}\n",
+             c.index, f.recall, f.mass_recall, f.ideal_mass_recall, f.energy_per_query * 1e9,
              f.latency_per_step * 1e6, f.static_power, f.area * 1e6, variables_text(c.variables));
 }
 
@@ -93,7 +93,9 @@ void print_design(const DesignOpResult& o, std::ostream& out) {
                r.binding, r.binding_reason);
   }
   if (!r.front.empty()) {
-    fmt::print(out, "\nPareto front ({} designs; recall, energy, latency, static power, area):\n",
+    fmt::print(out,
+               "\nPareto front ({} designs; recall, energy, latency, static power, area; ideal = "
+               "the mass recall of the same projection scored exactly):\n",
                r.front.size());
     print_figures_header(out);
     for (std::size_t i : r.front) print_figures(r.all[i], out);

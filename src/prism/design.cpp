@@ -14,6 +14,7 @@
 #include "lightsim/core/json.h"
 #include "lightsim/core/parallel.h"
 #include "lightsim/kv/metrics.h"
+#include "lightsim/kv/scorer_specs.h"
 #include "lightsim/photonics/feasibility.h"
 #include "lightsim/prism/cost.h"
 #include "lightsim/prism/die.h"
@@ -25,8 +26,8 @@ namespace {
 // The check order: device checks (photonics::check_feasibility's order), then the die, the TEC
 // steady state and the heater lock range of the cost model.
 const std::array<const char*, 10> kConstraints = {
-    "ring",       "aliasing",   "crosstalk", "weight_range", "tuning_range", "thermal_budget",
-    "link_budget", "reticle",  "tec",          "lock_range"};
+    "ring",           "aliasing",    "crosstalk", "weight_range", "tuning_range",
+    "thermal_budget", "link_budget", "reticle",   "tec",          "lock_range"};
 
 // Axis values resolved against the base accelerator (an empty list = the base's value).
 struct Axes {
@@ -143,8 +144,7 @@ std::vector<DesignConstraint> device_constraints(const AcceleratorSpec& a) {
 std::vector<DesignConstraint> system_constraints(const AcceleratorSpec& a, const CostReport& r) {
   const DieReport die = die_report(a, r.area_total);
   std::vector<DesignConstraint> out;
-  out.push_back(constraint("reticle", die.fits, die.die_area * 1e6, die.reticle_limit * 1e6,
-                           "mm^2",
+  out.push_back(constraint("reticle", die.fits, die.die_area * 1e6, die.reticle_limit * 1e6, "mm^2",
                            die.fits ? fmt::format("a die of {:.1f} mm^2 per chip fits the {:.0f} "
                                                   "mm^2 field",
                                                   die.die_area * 1e6, die.reticle_limit * 1e6)
@@ -152,19 +152,18 @@ std::vector<DesignConstraint> system_constraints(const AcceleratorSpec& a, const
   // The TEC: its electrical power against the device's thermal budget when it has a steady
   // state; none is a failure with an undefined margin (value = limit = 0 would read as "just
   // passes", so the margin is -inf).
-  DesignConstraint tec = constraint("tec", r.thermal.feasible, r.thermal.tec_power,
-                                    a.device.requirements.thermal_budget.si(), "W",
-                                    r.thermal.feasible
-                                        ? fmt::format("the TEC holds the chip with {:.3g} W",
-                                                      r.thermal.tec_power)
-                                        : r.thermal.reason);
+  DesignConstraint tec = constraint(
+      "tec", r.thermal.feasible, r.thermal.tec_power, a.device.requirements.thermal_budget.si(),
+      "W",
+      r.thermal.feasible ? fmt::format("the TEC holds the chip with {:.3g} W", r.thermal.tec_power)
+                         : r.thermal.reason);
   if (!r.thermal.feasible) tec.margin = -std::numeric_limits<double>::infinity();
   tec.passed = r.thermal.feasible;
   out.push_back(tec);
   // Heaters only (operating_point.h); a Pockels tuner has no holding-power lock range.
   DesignConstraint lock =
       constraint("lock_range", r.tuner.covers, 0, 0, "",
-                 !r.tuner.heater ? "Pockels tuning: no heater lock range to cover"
+                 !r.tuner.heater  ? "Pockels tuning: no heater lock range to cover"
                  : r.tuner.covers ? "the heaters' lock range covers the resonance offsets"
                                   : r.tuner.reason);
   if (!r.tuner.covers) lock.margin = -std::numeric_limits<double>::infinity();
@@ -190,10 +189,14 @@ RecallKey recall_key(const DesignVariables& v, bool k_matters) {
 
 double cost_of(const DesignFigures& f, DesignCost c) {
   switch (c) {
-    case DesignCost::energy: return f.energy_per_query;
-    case DesignCost::static_power: return f.static_power;
-    case DesignCost::area: return f.area;
-    case DesignCost::latency: return f.latency_per_step;
+    case DesignCost::energy:
+      return f.energy_per_query;
+    case DesignCost::static_power:
+      return f.static_power;
+    case DesignCost::area:
+      return f.area;
+    case DesignCost::latency:
+      return f.latency_per_step;
   }
   return f.energy_per_query;
 }
@@ -239,8 +242,11 @@ void score_recall(const PrismDesignSpec& spec, const Axes& axes, DesignResult& r
     const auto d = static_cast<std::size_t>(layout.first);
     o.shared_projection = kv::SharedProjection{kv::standard_projection(spec.projection), d};
     o.output_error = false;
-    std::vector<kv::ScorerSetup> setups;
-    std::vector<const std::vector<std::size_t>*> members;
+    // Setup 0: the ideal signature scorer of this projection; then one per tuple.
+    kv::ProjectionSource ideal;
+    ideal.dim = d;
+    std::vector<kv::ScorerSetup> setups{{"ideal", kv::signature_scorer(ideal)}};
+    std::vector<const std::vector<std::size_t>*> members{nullptr};
     for (const auto& [key, idx] : tuples) {
       kv::ProjectionSource p;
       p.dim = d;
@@ -248,9 +254,9 @@ void score_recall(const PrismDesignSpec& spec, const Axes& axes, DesignResult& r
                         prism_scorer(design_accelerator(spec, r.all[idx.front()].variables), p)});
       members.push_back(&idx);
     }
-    r.scored_tuples += setups.size();
+    r.scored_tuples += setups.size() - 1;
     const kv::EvalReport rep = kv::evaluate(cache, setups, o, ctx);
-    for (std::size_t s = 0; s < setups.size(); ++s)
+    for (std::size_t s = 1; s < setups.size(); ++s)
       for (std::size_t i : *members[s]) {
         DesignCandidate& c = r.all[i];
         const auto ki = static_cast<std::size_t>(
@@ -258,6 +264,8 @@ void score_recall(const PrismDesignSpec& spec, const Axes& axes, DesignResult& r
         const kv::KMetrics& m = rep.scorers[s].per_k[ki];
         c.figures->recall = m.recall.mean;
         c.figures->mass_recall = m.mass_recall.mean;
+        c.figures->ideal_recall = rep.scorers[0].per_k[ki].recall.mean;
+        c.figures->ideal_mass_recall = rep.scorers[0].per_k[ki].mass_recall.mean;
       }
   }
 }
@@ -288,12 +296,14 @@ void choose(DesignResult& r) {
     for (std::size_t i : feasible)
       if (metric_of(*r.all[i].figures, t.metric) > metric_of(*r.all[top].figures, t.metric))
         top = i;
+    const DesignFigures& f = *r.all[top].figures;
     r.binding = "recall_target";
     r.binding_reason = fmt::format(
         "{} of {} candidates are feasible, but the best of them (candidate {}) reaches {} = "
-        "{:.4f}, below the target {:.4g}",
-        feasible.size(), r.candidates, top, to_string(t.metric),
-        metric_of(*r.all[top].figures, t.metric), t.recall);
+        "{:.4f}, below the target {:.4g}; its projection scored exactly, without the hardware, "
+        "reaches {:.4f}",
+        feasible.size(), r.candidates, top, to_string(t.metric), metric_of(f, t.metric), t.recall,
+        t.metric == DesignMetric::mass_recall ? f.ideal_mass_recall : f.ideal_recall);
     return;
   }
   const ConstraintCount* most = &r.removal.front();
@@ -348,7 +358,8 @@ DesignResult search_designs(const PrismDesignSpec& spec, Context& ctx) {
   for (std::size_t s : sizes) n *= s;
   LIGHTSIM_CHECK_AS(InputError, n <= (std::size_t{1} << 22),
                     "prism design: space: {} candidates exceed the limit of 4194304", n);
-  const std::size_t per_device = n / (sizes[0] * sizes[1] * sizes[2] * sizes[3] * sizes[4] * sizes[5]);
+  const std::size_t per_device =
+      n / (sizes[0] * sizes[1] * sizes[2] * sizes[3] * sizes[4] * sizes[5]);
   DesignResult r{.candidates = n, .target = spec.target, .context = spec.workload.tokens};
   r.devices = n / per_device;
   r.all.resize(n);
@@ -404,12 +415,18 @@ DesignResult search_designs(const PrismDesignSpec& spec, Context& ctx) {
 namespace {
 
 Json variables_json(const DesignVariables& v) {
-  return {{"ring_radius_m", v.ring_radius},     {"q_loaded", v.q_loaded},
-          {"channel_spacing_m", v.channel_spacing}, {"dim", v.dim},
-          {"laser_power_w", v.laser_power},     {"rows", v.rows},
-          {"weight_bits", v.weight_bits},       {"lock_precision_m", v.lock_precision},
-          {"chips", v.chips},                   {"query_encoding", to_string(v.query_encoding)},
-          {"block_tokens", v.block_tokens},     {"top_k", v.top_k}};
+  return {{"ring_radius_m", v.ring_radius},
+          {"q_loaded", v.q_loaded},
+          {"channel_spacing_m", v.channel_spacing},
+          {"dim", v.dim},
+          {"laser_power_w", v.laser_power},
+          {"rows", v.rows},
+          {"weight_bits", v.weight_bits},
+          {"lock_precision_m", v.lock_precision},
+          {"chips", v.chips},
+          {"query_encoding", to_string(v.query_encoding)},
+          {"block_tokens", v.block_tokens},
+          {"top_k", v.top_k}};
 }
 
 Json number_or_null(double x) {
@@ -427,6 +444,8 @@ Json design_candidate_json(const DesignCandidate& c) {
     const DesignFigures& f = *c.figures;
     j["figures"] = {{"recall", f.recall},
                     {"mass_recall", f.mass_recall},
+                    {"ideal_recall", f.ideal_recall},
+                    {"ideal_mass_recall", f.ideal_mass_recall},
                     {"energy_per_query_j", f.energy_per_query},
                     {"latency_per_query_s", f.latency_per_query},
                     {"latency_per_step_s", f.latency_per_step},
@@ -455,9 +474,10 @@ Json to_json(const DesignResult& r) {
   Json front = Json::array();
   for (std::size_t i : r.front) front.push_back(design_candidate_json(r.all[i]));
   Json j{{"context_tokens", r.context},
-         {"target", {{"metric", to_string(r.target.metric)},
-                     {"recall", r.target.recall},
-                     {"cheapest_by", to_string(r.target.cheapest_by)}}},
+         {"target",
+          {{"metric", to_string(r.target.metric)},
+           {"recall", r.target.recall},
+           {"cheapest_by", to_string(r.target.cheapest_by)}}},
          {"candidates", r.candidates},
          {"devices", r.devices},
          {"feasible", r.feasible},

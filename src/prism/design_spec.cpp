@@ -13,8 +13,7 @@ void DesignSpaceSpec::describe(config::Schema<DesignSpaceSpec>& s) {
   s.field("ring_radius", &S::ring_radius, "ring radius (sets the FSR with n_g)")
       .range("1 um", "1000 um");
   s.field("q_loaded", &S::q_loaded, "loaded Q of the rings (sets the FWHM)").range(1e2, 1e8);
-  s.field("channel_spacing", &S::channel_spacing, "WDM channel spacing")
-      .range("1 pm", "100 nm");
+  s.field("channel_spacing", &S::channel_spacing, "WDM channel spacing").range("1 pm", "100 nm");
   s.field("dim", &S::dim, "signature dimension d = wavelength channels = rings per row")
       .range(std::int64_t{1}, std::int64_t{1024});
   s.field("laser_power", &S::laser_power, "laser power per line (e.g. 0 dBm)")
@@ -82,10 +81,14 @@ std::string to_string(DesignMetric m) {
 
 std::string to_string(DesignCost c) {
   switch (c) {
-    case DesignCost::energy: return "energy";
-    case DesignCost::static_power: return "static_power";
-    case DesignCost::area: return "area";
-    case DesignCost::latency: return "latency";
+    case DesignCost::energy:
+      return "energy";
+    case DesignCost::static_power:
+      return "static_power";
+    case DesignCost::area:
+      return "area";
+    case DesignCost::latency:
+      return "latency";
   }
   return "energy";
 }

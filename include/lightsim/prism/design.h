@@ -49,7 +49,7 @@ struct DesignSpaceSpec {
   static void describe(config::Schema<DesignSpaceSpec>& s);
 };
 
-enum class DesignMetric { mass_recall, recall };         // recall: Recall@k vs full attention
+enum class DesignMetric { mass_recall, recall };  // recall: Recall@k vs full attention
 enum class DesignCost { energy, static_power, area, latency };  // what "cheapest" minimises
 
 struct DesignTargetSpec {
@@ -97,11 +97,15 @@ struct DesignConstraint {
 
 struct DesignFigures {
   double recall = 0, mass_recall = 0;  // mean over heads x steps
-  double energy_per_query = 0;         // J, CostReport::total_energy (static shares at full rate)
-  double latency_per_query = 0;        // s, one KV head's selection
-  double latency_per_step = 0;         // s, model_layers x latency_per_query (layers in sequence)
-  double static_power = 0;             // W
-  double area = 0;                     // m^2, all chips
+  // The same projection (d, block size, k) scored exactly, with no hardware: what the
+  // signatures alone allow, so a shortfall can be told apart from the photonics' (kv
+  // "signature" scorer).
+  double ideal_recall = 0, ideal_mass_recall = 0;
+  double energy_per_query = 0;   // J, CostReport::total_energy (static shares at full rate)
+  double latency_per_query = 0;  // s, one KV head's selection
+  double latency_per_step = 0;   // s, model_layers x latency_per_query (layers in sequence)
+  double static_power = 0;       // W
+  double area = 0;               // m^2, all chips
   int passes = 1;
 };
 
@@ -109,7 +113,7 @@ struct DesignCandidate {
   std::size_t index = 0;  // position in the enumeration order
   DesignVariables variables{};
   bool feasible = false;
-  std::string removed_by{};  // first failed constraint ("" when feasible)
+  std::string removed_by{};                     // first failed constraint ("" when feasible)
   std::vector<DesignConstraint> constraints{};  // all checked so far (device ones always)
   std::optional<DesignFigures> figures{};       // feasible candidates only
   bool on_front = false;
@@ -124,9 +128,9 @@ struct ConstraintCount {
 
 struct DesignResult {
   std::size_t candidates = 0, feasible = 0, scored_tuples = 0, devices = 0;
-  std::vector<DesignCandidate> all{};  // in enumeration order
-  std::vector<std::size_t> front{};    // indices into `all`, by ascending cost
-  std::optional<std::size_t> best{};   // the cheapest feasible design meeting the target
+  std::vector<DesignCandidate> all{};      // in enumeration order
+  std::vector<std::size_t> front{};        // indices into `all`, by ascending cost
+  std::optional<std::size_t> best{};       // the cheapest feasible design meeting the target
   std::vector<ConstraintCount> removal{};  // in the check order
   // When there is no best: the binding constraint and why it is binding.
   std::string binding{}, binding_reason{};
