@@ -56,14 +56,28 @@ void evaluate(DesignRun& run) {
   run.table("front",
             fmt::format("Pareto front of {} candidates at {} tokens ({} feasible)", r.candidates,
                         r.context, r.feasible),
-            {{"index", ""},         {"best", ""},        {"recall", ""},
-             {"mass_recall", ""},   {"ideal_recall", ""}, {"ideal_mass_recall", ""},
-             {"energy_nj", "nJ"}, {"latency_us", "us"},
-             {"static_w", "W"},     {"area_mm2", "mm^2"}, {"ring_radius_um", "um"},
-             {"q_loaded", ""},      {"spacing_nm", "nm"}, {"dim", ""},
-             {"laser_dbm", "dBm"},  {"rows", ""},        {"weight_bits", "bit"},
-             {"lock_pm", "pm"},     {"chips", ""},       {"query_encoding", ""},
-             {"block_tokens", ""},  {"top_k", ""}});
+            {{"index", ""},
+             {"best", ""},
+             {"recall", ""},
+             {"mass_recall", ""},
+             {"ideal_recall", ""},
+             {"ideal_mass_recall", ""},
+             {"energy_nj", "nJ"},
+             {"latency_us", "us"},
+             {"static_w", "W"},
+             {"area_mm2", "mm^2"},
+             {"ring_radius_um", "um"},
+             {"q_loaded", ""},
+             {"spacing_nm", "nm"},
+             {"dim", ""},
+             {"laser_dbm", "dBm"},
+             {"rows", ""},
+             {"weight_bits", "bit"},
+             {"lock_pm", "pm"},
+             {"chips", ""},
+             {"query_encoding", ""},
+             {"block_tokens", ""},
+             {"top_k", ""}});
   for (std::size_t i : r.front) add_candidate_row(run, "front", r.all[i], r.best == i);
   run.table("removal", "Candidates removed by each constraint (first failure in the check order)",
             {{"constraint", ""}, {"removed", ""}, {"failed", ""}});
@@ -72,10 +86,10 @@ void evaluate(DesignRun& run) {
                             {"removed", static_cast<std::int64_t>(c.removed)},
                             {"failed", static_cast<std::int64_t>(c.failed)}});
 
-  report::Claim& c = run.qualitative(
-      "design_meets_target",
-      fmt::format("a feasible Prism design reaches {} >= {:.3g} at {} tokens", metric,
-                  r.target.recall, r.context));
+  report::Claim& c =
+      run.qualitative("design_meets_target",
+                      fmt::format("a feasible Prism design reaches {} >= {:.3g} at {} tokens",
+                                  metric, r.target.recall, r.context));
   if (r.best) {
     const prism::DesignCandidate& b = r.all[*r.best];
     c.verdict = report::Verdict::holds;
@@ -88,9 +102,8 @@ void evaluate(DesignRun& run) {
         b.figures->static_power, b.figures->area * 1e6, r.feasible, r.candidates);
   } else {
     c.verdict = report::Verdict::does_not_hold;
-    c.explanation =
-        fmt::format("No feasible design meets the target; binding constraint {}: {}.", r.binding,
-                    r.binding_reason);
+    c.explanation = fmt::format("No feasible design meets the target; binding constraint {}: {}.",
+                                r.binding, r.binding_reason);
   }
 
   Chart chart{.title = fmt::format("Pareto front: {} versus energy per query", metric),
@@ -102,10 +115,17 @@ void evaluate(DesignRun& run) {
                     .scale = {.zero = false, .type = "log"}};
   chart.y = Channel{.field = metric, .type = "quantitative", .title = metric};
   chart.color = Channel{.field = "query_encoding", .type = "nominal"};
-  chart.tooltip = {tip("index"),          tip(metric, ".4f"),      tip("energy_nj", ".4g"),
-                   tip("latency_us", ".4g"), tip("static_w", ".4g"), tip("area_mm2", ".4g"),
-                   tip("dim"),            tip("weight_bits"),      tip("q_loaded"),
-                   tip("chips"),          tip("rows")};
+  chart.tooltip = {tip("index"),
+                   tip(metric, ".4f"),
+                   tip("energy_nj", ".4g"),
+                   tip("latency_us", ".4g"),
+                   tip("static_w", ".4g"),
+                   tip("area_mm2", ".4g"),
+                   tip("dim"),
+                   tip("weight_bits"),
+                   tip("q_loaded"),
+                   tip("chips"),
+                   tip("rows")};
   run.chart(chart);
 }
 
