@@ -29,21 +29,26 @@ const std::array<const char*, 10> kConstraints = {
     "ring",           "aliasing",    "crosstalk", "weight_range", "tuning_range",
     "thermal_budget", "link_budget", "reticle",   "tec",          "lock_range"};
 
+constexpr std::size_t kDeviceAxes = 7;
+
 // Axis values resolved against the base accelerator (an empty list = the base's value).
 struct Axes {
   std::vector<double> radius, q, spacing;
   std::vector<int> dim;
   std::vector<double> laser;
-  std::vector<int> rows, bits;
+  std::vector<int> rows;
+  std::vector<photonics::DetectionMode> detection;
+  std::vector<int> bits;
   std::vector<double> lock;
   std::vector<int> chips;
   std::vector<QueryEncoding> encoding;
   std::vector<int> block, k;
 
-  // Sizes in enumeration order (the first six are the device axes).
-  std::array<std::size_t, 12> sizes() const {
-    return {radius.size(), q.size(),    spacing.size(), dim.size(),      laser.size(), rows.size(),
-            bits.size(),   lock.size(), chips.size(),   encoding.size(), block.size(), k.size()};
+  // Sizes in enumeration order (the first kDeviceAxes are the device axes).
+  std::array<std::size_t, 13> sizes() const {
+    return {radius.size(),   q.size(),         spacing.size(), dim.size(),  laser.size(),
+            rows.size(),     detection.size(), bits.size(),    lock.size(), chips.size(),
+            encoding.size(), block.size(),     k.size()};
   }
 };
 
@@ -71,6 +76,10 @@ Axes resolve_axes(const PrismDesignSpec& spec) {
   x.dim = or_base<int>(s.dim, a.device.grid.channels);
   x.laser = or_base<double>(s.laser_power, a.device.laser.power_per_line.si());
   x.rows = or_base<int>(s.rows, a.device.bank.rows);
+  if (s.detection.empty()) x.detection = {a.device.detector.mode};
+  for (const std::string& e : s.detection)
+    x.detection.push_back(e == "single_ended" ? photonics::DetectionMode::single_ended
+                                              : photonics::DetectionMode::balanced);
   x.bits = or_base<int>(s.weight_bits, a.programming.weight_bits);
   x.lock = or_base<double>(s.lock_precision, a.impairments.calibration_residual.si());
   x.chips = or_base<int>(s.chips, a.interposer.chips);
@@ -83,8 +92,8 @@ Axes resolve_axes(const PrismDesignSpec& spec) {
 }
 
 // Mixed-radix digits of candidate i, the last axis fastest.
-std::array<std::size_t, 12> digits(std::size_t i, const std::array<std::size_t, 12>& sizes) {
-  std::array<std::size_t, 12> d{};
+std::array<std::size_t, 13> digits(std::size_t i, const std::array<std::size_t, 13>& sizes) {
+  std::array<std::size_t, 13> d{};
   for (std::size_t a = sizes.size(); a-- > 0;) {
     d[a] = i % sizes[a];
     i /= sizes[a];
@@ -92,19 +101,20 @@ std::array<std::size_t, 12> digits(std::size_t i, const std::array<std::size_t, 
   return d;
 }
 
-DesignVariables variables_at(const Axes& x, const std::array<std::size_t, 12>& d) {
+DesignVariables variables_at(const Axes& x, const std::array<std::size_t, 13>& d) {
   return {.ring_radius = x.radius[d[0]],
           .q_loaded = x.q[d[1]],
           .channel_spacing = x.spacing[d[2]],
           .dim = x.dim[d[3]],
           .laser_power = x.laser[d[4]],
           .rows = x.rows[d[5]],
-          .weight_bits = x.bits[d[6]],
-          .lock_precision = x.lock[d[7]],
-          .chips = x.chips[d[8]],
-          .query_encoding = x.encoding[d[9]],
-          .block_tokens = x.block[d[10]],
-          .top_k = x.k[d[11]]};
+          .detection = x.detection[d[6]],
+          .weight_bits = x.bits[d[7]],
+          .lock_precision = x.lock[d[8]],
+          .chips = x.chips[d[9]],
+          .query_encoding = x.encoding[d[10]],
+          .block_tokens = x.block[d[11]],
+          .top_k = x.k[d[12]]};
 }
 
 DesignConstraint constraint(std::string name, bool passed, double value, double limit,
@@ -172,7 +182,8 @@ std::vector<DesignConstraint> system_constraints(const AcceleratorSpec& a, const
 }
 
 // The selection-relevant tuple of a candidate: every variable that changes the scores.
-using RecallKey = std::tuple<double, double, double, int, double, int, int, double, int, int, int>;
+using RecallKey =
+    std::tuple<double, double, double, int, double, int, int, int, double, int, int, int>;
 RecallKey recall_key(const DesignVariables& v, bool k_matters) {
   return {v.ring_radius,
           v.q_loaded,
@@ -180,6 +191,7 @@ RecallKey recall_key(const DesignVariables& v, bool k_matters) {
           v.dim,
           v.laser_power,
           v.rows,
+          static_cast<int>(v.detection),
           v.weight_bits,
           v.lock_precision,
           static_cast<int>(v.query_encoding),
@@ -338,6 +350,7 @@ AcceleratorSpec design_accelerator(const PrismDesignSpec& spec, const DesignVari
   a.device.grid.channels = v.dim;
   a.device.laser.power_per_line = Power::si(v.laser_power);
   a.device.bank.rows = v.rows;
+  a.device.detector.mode = v.detection;
   a.device.dac.bits = v.weight_bits;
   a.programming.weight_bits = v.weight_bits;
   a.impairments.calibration_residual = Length::si(v.lock_precision);
@@ -358,8 +371,9 @@ DesignResult search_designs(const PrismDesignSpec& spec, Context& ctx) {
   for (std::size_t s : sizes) n *= s;
   LIGHTSIM_CHECK_AS(InputError, n <= (std::size_t{1} << 22),
                     "prism design: space: {} candidates exceed the limit of 4194304", n);
-  const std::size_t per_device =
-      n / (sizes[0] * sizes[1] * sizes[2] * sizes[3] * sizes[4] * sizes[5]);
+  std::size_t devices = 1;
+  for (std::size_t a = 0; a < kDeviceAxes; ++a) devices *= sizes[a];
+  const std::size_t per_device = n / devices;
   DesignResult r{.candidates = n, .target = spec.target, .context = spec.workload.tokens};
   r.devices = n / per_device;
   r.all.resize(n);
@@ -421,6 +435,8 @@ Json variables_json(const DesignVariables& v) {
           {"dim", v.dim},
           {"laser_power_w", v.laser_power},
           {"rows", v.rows},
+          {"detection",
+           v.detection == photonics::DetectionMode::balanced ? "balanced" : "single_ended"},
           {"weight_bits", v.weight_bits},
           {"lock_precision_m", v.lock_precision},
           {"chips", v.chips},

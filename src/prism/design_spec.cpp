@@ -20,6 +20,8 @@ void DesignSpaceSpec::describe(config::Schema<DesignSpaceSpec>& s) {
       .range("1 nW", "10 W");
   s.field("rows", &S::rows, "physical rows per chip (fewer than the blocks: time multiplexing)")
       .range(std::int64_t{1}, std::int64_t{1} << 20);
+  s.field("detection", &S::detection,
+          "detection modes: balanced (through and drop photodiodes), single_ended (drop only)");
   s.field("weight_bits", &S::weight_bits, "digital weight bits (= weight DAC bits)")
       .range(std::int64_t{2}, std::int64_t{16});
   s.field("lock_precision", &S::lock_precision,
@@ -36,6 +38,9 @@ void DesignSpaceSpec::describe(config::Schema<DesignSpaceSpec>& s) {
     for (const std::string& e : v.query_encoding)
       if (e != "intensity" && e != "balanced")
         return fmt::format("query_encoding: '{}' is not one of intensity, balanced", e);
+    for (const std::string& e : v.detection)
+      if (e != "balanced" && e != "single_ended")
+        return fmt::format("detection: '{}' is not one of balanced, single_ended", e);
     return std::nullopt;
   });
 }

@@ -42,6 +42,9 @@ void add_candidate_row(DesignRun& run, const std::string& table, const prism::De
                       {"dim", static_cast<std::int64_t>(v.dim)},
                       {"laser_dbm", 10 * std::log10(v.laser_power / 1e-3)},
                       {"rows", static_cast<std::int64_t>(v.rows)},
+                      {"detection", std::string(v.detection == photonics::DetectionMode::balanced
+                                                    ? "balanced"
+                                                    : "single_ended")},
                       {"weight_bits", static_cast<std::int64_t>(v.weight_bits)},
                       {"lock_pm", v.lock_precision * 1e12},
                       {"chips", static_cast<std::int64_t>(v.chips)},
@@ -72,6 +75,7 @@ void evaluate(DesignRun& run) {
              {"dim", ""},
              {"laser_dbm", "dBm"},
              {"rows", ""},
+             {"detection", ""},
              {"weight_bits", "bit"},
              {"lock_pm", "pm"},
              {"chips", ""},

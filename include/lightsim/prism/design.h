@@ -5,7 +5,7 @@
 // the Pareto front and the cheapest feasible design meeting a recall target.
 //
 // Enumeration: the cartesian product of the axes in a fixed order (device axes outermost:
-// ring_radius, q_loaded, channel_spacing, dim, laser_power, rows; then weight_bits,
+// ring_radius, q_loaded, channel_spacing, dim, laser_power, rows, detection; then weight_bits,
 // lock_precision, chips, query_encoding, block_tokens, top_k); candidate i's index is its
 // position in that order. Pruning: the device checks (photonics::check_feasibility) run once per
 // distinct device tuple; a failed device removes every candidate built on it without building
@@ -40,6 +40,7 @@ struct DesignSpaceSpec {
   std::vector<std::int64_t> dim{};          // d = wavelength channels = rings per row
   std::vector<Power> laser_power{};         // per line at the laser
   std::vector<std::int64_t> rows{};         // physical rows per chip (time multiplexing)
+  std::vector<std::string> detection{};     // balanced, single_ended (device.detector.mode)
   std::vector<std::int64_t> weight_bits{};  // digital weights = weight DAC bits
   std::vector<Length> lock_precision{};     // rms resonance error the bias lock leaves
   std::vector<std::int64_t> chips{};
@@ -78,7 +79,9 @@ struct DesignVariables {
   double ring_radius = 0, q_loaded = 0, channel_spacing = 0;  // m, -, m
   int dim = 0;
   double laser_power = 0;  // W per line
-  int rows = 0, weight_bits = 0;
+  int rows = 0;
+  photonics::DetectionMode detection = photonics::DetectionMode::balanced;
+  int weight_bits = 0;
   double lock_precision = 0;  // m
   int chips = 0;
   QueryEncoding query_encoding = QueryEncoding::intensity;
