@@ -6,6 +6,7 @@ void register_all(Registry& registry) {
   register_photonics_ops(registry);
   register_prism_ops(registry);
   register_prism_thermal_ops(registry);
+  register_prism_design_ops(registry);
   register_fabric_ops(registry);
   register_fabric_design_ops(registry);
   register_decode_ops(registry);

@@ -5,6 +5,7 @@
 #include "lightsim/prism/accelerator.h"
 #include "lightsim/prism/calibration.h"
 #include "lightsim/prism/cost.h"
+#include "lightsim/prism/design.h"
 #include "lightsim/prism/qat.h"
 #include "lightsim/prism/scorer.h"
 #include "lightsim/prism/thermal.h"
@@ -25,6 +26,9 @@ void register_all(Registry& registry) {
   registry.add_spec<ThermalSpec>();
   registry.add_spec<CalibrationSpec>();
   registry.add_spec<ThermalSeedReference>();
+  registry.add_spec<PrismDesignSpec>();
+  registry.add_spec<DesignSpaceSpec>();
+  registry.add_spec<DesignTargetSpec>();
   // "qat": 4-bit weights, 8-bit queries, no score noise (QatOptions defaults; qat.h).
   register_qat_projection(registry.family<kv::ProjectionFitter>(
                               kv::kProjectionFamily, "d-dimensional block signature projections"),

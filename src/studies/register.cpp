@@ -4,6 +4,7 @@
 #include "lightsim/studies/compensation.h"
 #include "lightsim/studies/context.h"
 #include "lightsim/studies/decode.h"
+#include "lightsim/studies/design.h"
 #include "lightsim/studies/energy.h"
 #include "lightsim/studies/impairments.h"
 #include "lightsim/studies/needle.h"
@@ -35,6 +36,7 @@ void register_all(Registry& registry) {
   add_prefill_study(registry);
   add_prism_study(registry);
   add_thermal_study(registry);
+  add_design_study(registry);
   registry.add_spec<EnergyFaissSpec>();
   registry.add_spec<EnergySeedReference>();
   add_energy_study(registry);

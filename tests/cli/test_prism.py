@@ -112,6 +112,78 @@ class PrismCost(CliTest):
                               "no_such_accelerator")
 
 
+class PrismDesign(CliTest):
+    """`lightsim prism design`: tiny grids whose answer is known (each run ~1 s at 4K tokens)."""
+
+    SMALL = ["--set", "workload.tokens=4096", "--set", "workload.steps=2"]
+
+    def design(self, space, target="{metric: mass_recall, recall: 0.5}"):
+        return self.write("d.yaml", f"""schema_version: 1
+kind: prism_design
+accelerator: {{preset: seed_fit}}
+workload: {{preset: qwen2.5-7b-layered, tokens: 4096, layers: [14], steps: 2}}
+space: {space}
+target: {target}
+""")
+
+    def test_an_aliasing_comb_is_infeasible_and_named(self):
+        # seed_fit's 20 um ring has an 8.35 nm FSR: 32 channels at 0.2 nm (6.4 nm) fit, at
+        # 0.4 nm (12.8 nm) they alias. Only the 0.2 nm device is scored.
+        r = run("prism", "design", str(self.design("{channel_spacing: [0.2 nm, 0.4 nm]}")),
+                "--json")
+        self.assertExit(r, 0)
+        j = r.json()
+        self.assertEqual((j["candidates"], j["devices"], j["feasible"]), (2, 2, 1))
+        removal = {c["name"]: c["removed"] for c in j["removal"]}
+        self.assertEqual(removal["aliasing"], 1)
+        self.assertEqual(j["best"]["index"], 0)
+        margins = {c["name"]: c for c in j["best"]["constraints"]}
+        self.assertAlmostEqual(margins["aliasing"]["margin"], 8.346 - 6.4, delta=0.01)
+        self.assertEqual(margins["aliasing"]["sense"], "at_most")
+        for name in ("crosstalk", "tuning_range", "link_budget", "reticle", "tec"):
+            self.assertGreater(margins[name]["margin"], 0, name)
+        # Only the aliasing comb: no feasible design, aliasing binding.
+        r = run("prism", "design", str(self.design("{channel_spacing: [0.4 nm]}")))
+        self.assertExit(r, 0)
+        self.assertIn("No feasible design meets the target. Binding constraint: aliasing", r.out)
+        self.assertIn("1 of 1 candidates", r.out)
+
+    def test_a_target_no_candidate_meets_gives_no_feasible_design(self):
+        # 4-bit weights on 32 channels do not select the exact top-32 by attention mass.
+        r = run("prism", "design", str(self.design("{weight_bits: [4]}",
+                                                   "{metric: mass_recall, recall: 1.0}")),
+                "--json")
+        self.assertExit(r, 0)
+        j = r.json()
+        self.assertIsNone(j["best"])
+        self.assertEqual(j["binding"]["constraint"], "recall_target")
+        self.assertIn("below the target 1", j["binding"]["reason"])
+        self.assertEqual(len(j["front"]), 1)
+
+    def test_results_are_equal_at_one_and_two_threads(self):
+        # chips and k do not change the scores: 16 candidates, still 2 recall tuples.
+        args = ["prism", "design", "tiny", "--json", *self.SMALL, "--set", "space.chips=[1,2]",
+                "--set", "space.top_k=[8,16]"]
+        one = run("--threads", "1", *args)
+        two = run("--threads", "2", *args)
+        self.assertExit(one, 0)
+        self.assertEqual(one.out, two.out)
+        j = one.json()
+        self.assertEqual(j["candidates"], 16)
+        # Q 1e4 at 0.2 nm spacing leaks -> crosstalk; the two bit widths share nothing else.
+        self.assertEqual({c["name"]: c["removed"] for c in j["removal"]}["crosstalk"], 8)
+        self.assertEqual(j["scored_tuples"], 2)
+
+    def test_a_bad_space_key_is_exit_2_naming_it(self):
+        r = run("prism", "design", str(self.design("{radius: [10 um]}")))
+        self.assertInputError(r, "radius")
+        r = run("prism", "design", str(self.design("{query_encoding: [coherent]}")))
+        self.assertInputError(r, "query_encoding", "coherent")
+        r = run("prism", "design", str(self.design("{q_loaded: [5e4]}",
+                                                   "{metric: recall, recall: 1.5}")))
+        self.assertInputError(r, "recall")
+
+
 class PrismScorer(CliTest):
     def test_kv_select_with_prism(self):
         config = self.write("tiny.yaml", TINY)

@@ -50,6 +50,7 @@ CASES = [
                           "2", "--queries", "1", "--bits", "4", "--weight-noise", "0,0.05"],
      {"accelerator": "seed_fit", "dim": 16, "rows": 64, "top_k": 4, "trials": 2, "queries": 1,
       "bits": [4], "weight_noise": [0, 0.05]}, []),
+    ("prism_design", ["tiny"], {"design": "tiny"}, ["workload.tokens=4096"]),
     ("kv_stats", [CACHE, "--recent", "64"], {"cache": CACHE, "recent": 64}, []),
     ("kv_select", ["--cache", CACHE, "--scorer", "exact,faiss_ivfpq", "--k", "2", "--recent",
                    "128", "--nlist", "8", "--scorer-options", "pq_m=8,pq_nbits=6"],

@@ -11,6 +11,7 @@ void register_all(Registry& registry);
 void register_photonics_ops(Registry& registry);
 void register_prism_ops(Registry& registry);
 void register_prism_thermal_ops(Registry& registry);
+void register_prism_design_ops(Registry& registry);
 void register_fabric_ops(Registry& registry);
 void register_fabric_design_ops(Registry& registry);
 void register_decode_ops(Registry& registry);

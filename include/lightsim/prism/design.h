@@ -1,0 +1,162 @@
+// Design-space search for the Prism selector (docs/prism.md, "Design-space search"): a grid of
+// free variables around a base accelerator, every candidate checked against named feasibility
+// constraints before it is scored, recall on a synthetic KV workload (memoised per distinct
+// selection-relevant tuple), the analytic cost model for energy, latency, static power and area,
+// the Pareto front and the cheapest feasible design meeting a recall target.
+//
+// Enumeration: the cartesian product of the axes in a fixed order (device axes outermost:
+// ring_radius, q_loaded, channel_spacing, dim, laser_power, rows, detection; then weight_bits,
+// lock_precision, chips, query_encoding, block_tokens, top_k); candidate i's index is its
+// position in that order. Pruning: the device checks (photonics::check_feasibility) run once per
+// distinct device tuple; a failed device removes every candidate built on it without building
+// them. Then, per candidate, the die (reticle), TEC steady state and heater lock range (cost.h,
+// die.h). Each removed candidate is charged to the first constraint it fails in this order.
+// Recall is computed only for feasible candidates, once per distinct selection-relevant tuple
+// (every axis but chips and top_k: fan-out scales the laser so each chip receives the same
+// power, and k does not change the scores), all ks in one kv::evaluate per (dim, block_tokens).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lightsim/core/config.h"
+#include "lightsim/core/context.h"
+#include "lightsim/core/json_fwd.h"
+#include "lightsim/core/units.h"
+#include "lightsim/kv/generator.h"
+#include "lightsim/prism/accelerator.h"
+
+namespace lightsim::prism {
+
+// The free variables; an empty list means the base accelerator's value (one value).
+struct DesignSpaceSpec {
+  static constexpr std::string_view kind = "prism_design_space";
+  std::vector<Length> ring_radius{};
+  std::vector<double> q_loaded{};
+  std::vector<Length> channel_spacing{};
+  std::vector<std::int64_t> dim{};          // d = wavelength channels = rings per row
+  std::vector<Power> laser_power{};         // per line at the laser
+  std::vector<std::int64_t> rows{};         // physical rows per chip (time multiplexing)
+  std::vector<std::string> detection{};     // balanced, single_ended (device.detector.mode)
+  std::vector<std::int64_t> weight_bits{};  // digital weights = weight DAC bits
+  std::vector<Length> lock_precision{};     // rms resonance error the bias lock leaves
+  std::vector<std::int64_t> chips{};
+  std::vector<std::string> query_encoding{};  // intensity, balanced
+  std::vector<std::int64_t> block_tokens{};
+  std::vector<std::int64_t> top_k{};
+  static void describe(config::Schema<DesignSpaceSpec>& s);
+};
+
+enum class DesignMetric { mass_recall, recall };  // recall: Recall@k vs full attention
+enum class DesignCost { energy, static_power, area, latency };  // what "cheapest" minimises
+
+struct DesignTargetSpec {
+  static constexpr std::string_view kind = "prism_design_target";
+  DesignMetric metric = DesignMetric::mass_recall;
+  double recall = 0.8;
+  DesignCost cheapest_by = DesignCost::energy;
+  static void describe(config::Schema<DesignTargetSpec>& s);
+};
+
+struct PrismDesignSpec {
+  static constexpr std::string_view kind = "prism_design";
+  static constexpr std::string_view preset_dir = "prism_designs";
+  std::string description{};
+  AcceleratorSpec accelerator{};  // the base: every field the space does not set
+  // The workload: a calibrated synthetic KV profile; `tokens` is the context.
+  kv::KvGeneratorSpec workload{};
+  std::string projection = "pca";  // kv_projection fitted once per head, shared by candidates
+  DesignSpaceSpec space{};
+  DesignTargetSpec target{};
+  static void describe(config::Schema<PrismDesignSpec>& s);
+};
+
+// One candidate's values (indices resolved to values).
+struct DesignVariables {
+  double ring_radius = 0, q_loaded = 0, channel_spacing = 0;  // m, -, m
+  int dim = 0;
+  double laser_power = 0;  // W per line
+  int rows = 0;
+  photonics::DetectionMode detection = photonics::DetectionMode::balanced;
+  int weight_bits = 0;
+  double lock_precision = 0;  // m
+  int chips = 0;
+  QueryEncoding query_encoding = QueryEncoding::intensity;
+  int block_tokens = 0, top_k = 0;
+};
+
+// A named constraint of one candidate: passed when value <= limit ("at_most") or value >=
+// limit ("at_least"); margin = limit - value or value - limit (negative: violated), in unit.
+struct DesignConstraint {
+  std::string name{};  // ring, aliasing, crosstalk, weight_range, tuning_range, thermal_budget,
+                       // link_budget, reticle, tec, lock_range
+  bool passed = true;
+  double value = 0, limit = 0, margin = 0;
+  std::string unit{}, sense{}, message{};
+};
+
+struct DesignFigures {
+  double recall = 0, mass_recall = 0;  // mean over heads x steps
+  // The same projection (d, block size, k) scored exactly, with no hardware: what the
+  // signatures alone allow, so a shortfall can be told apart from the photonics' (kv
+  // "signature" scorer).
+  double ideal_recall = 0, ideal_mass_recall = 0;
+  double energy_per_query = 0;   // J, CostReport::total_energy (static shares at full rate)
+  double latency_per_query = 0;  // s, one KV head's selection
+  double latency_per_step = 0;   // s, model_layers x latency_per_query (layers in sequence)
+  double static_power = 0;       // W
+  double area = 0;               // m^2, all chips
+  int passes = 1;
+};
+
+struct DesignCandidate {
+  std::size_t index = 0;  // position in the enumeration order
+  DesignVariables variables{};
+  bool feasible = false;
+  std::string removed_by{};                     // first failed constraint ("" when feasible)
+  std::vector<DesignConstraint> constraints{};  // all checked so far (device ones always)
+  std::optional<DesignFigures> figures{};       // feasible candidates only
+  bool on_front = false;
+  bool meets_target = false;
+};
+
+struct ConstraintCount {
+  std::string name{};
+  std::size_t removed = 0;  // candidates charged to it (first failure in the check order)
+  std::size_t failed = 0;   // candidates among those checked against it that fail it
+};
+
+struct DesignResult {
+  std::size_t candidates = 0, feasible = 0, scored_tuples = 0, devices = 0;
+  std::vector<DesignCandidate> all{};      // in enumeration order
+  std::vector<std::size_t> front{};        // indices into `all`, by ascending cost
+  std::optional<std::size_t> best{};       // the cheapest feasible design meeting the target
+  std::vector<ConstraintCount> removal{};  // in the check order
+  // When there is no best: the binding constraint and why it is binding.
+  std::string binding{}, binding_reason{};
+  DesignTargetSpec target{};
+  std::int64_t context = 0;
+};
+
+// Every candidate of `spec` in enumeration order (variables only).
+std::vector<DesignVariables> enumerate_designs(const PrismDesignSpec& spec);
+// The base accelerator with a candidate's variables applied at the workload's context.
+AcceleratorSpec design_accelerator(const PrismDesignSpec& spec, const DesignVariables& v);
+
+// The search (see the contract above). Deterministic for ctx's seed and any thread count.
+DesignResult search_designs(const PrismDesignSpec& spec, Context& ctx);
+
+std::string to_string(DesignMetric m);
+std::string to_string(DesignCost c);
+// {index, variables, feasible, removed_by, figures (feasible only), constraints: [{name, passed,
+// value, limit, margin (null when undefined), unit, sense, message}]}
+Json design_candidate_json(const DesignCandidate& c);
+// {context_tokens, target, candidates, devices, feasible, scored_tuples, removal: [{name,
+// removed, failed}], front: [candidate], best: candidate | null, binding: {constraint, reason}
+// | null}
+Json to_json(const DesignResult& r);
+
+}  // namespace lightsim::prism

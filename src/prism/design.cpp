@@ -1,0 +1,428 @@
+// The design-space search (design.h; docs/prism.md, "Design-space search").
+#include "lightsim/prism/design.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <tuple>
+
+#include "lightsim/core/error.h"
+#include "lightsim/core/parallel.h"
+#include "lightsim/kv/metrics.h"
+#include "lightsim/kv/scorer_specs.h"
+#include "lightsim/photonics/feasibility.h"
+#include "lightsim/prism/cost.h"
+#include "lightsim/prism/die.h"
+#include "lightsim/prism/scorer.h"
+
+namespace lightsim::prism {
+namespace {
+
+// The check order: device checks (photonics::check_feasibility's order), then the die, the TEC
+// steady state and the heater lock range of the cost model.
+const std::array<const char*, 10> kConstraints = {
+    "ring",           "aliasing",    "crosstalk", "weight_range", "tuning_range",
+    "thermal_budget", "link_budget", "reticle",   "tec",          "lock_range"};
+
+constexpr std::size_t kDeviceAxes = 7;
+
+// Axis values resolved against the base accelerator (an empty list = the base's value).
+struct Axes {
+  std::vector<double> radius, q, spacing;
+  std::vector<int> dim;
+  std::vector<double> laser;
+  std::vector<int> rows;
+  std::vector<photonics::DetectionMode> detection;
+  std::vector<int> bits;
+  std::vector<double> lock;
+  std::vector<int> chips;
+  std::vector<QueryEncoding> encoding;
+  std::vector<int> block, k;
+
+  // Sizes in enumeration order (the first kDeviceAxes are the device axes).
+  std::array<std::size_t, 13> sizes() const {
+    return {radius.size(),   q.size(),         spacing.size(), dim.size(),  laser.size(),
+            rows.size(),     detection.size(), bits.size(),    lock.size(), chips.size(),
+            encoding.size(), block.size(),     k.size()};
+  }
+};
+
+template <class T, class U>
+std::vector<T> or_base(const std::vector<U>& list, T base) {
+  if (list.empty()) return {base};
+  std::vector<T> out;
+  for (const U& u : list) {
+    if constexpr (std::is_arithmetic_v<U>)
+      out.push_back(static_cast<T>(u));
+    else
+      out.push_back(static_cast<T>(u.si()));
+  }
+  return out;
+}
+
+Axes resolve_axes(const PrismDesignSpec& spec) {
+  const AcceleratorSpec& a = spec.accelerator;
+  const DesignSpaceSpec& s = spec.space;
+  const double q = a.device.ring.q_loaded.value_or(ring_of(a.device).q_loaded());
+  Axes x;
+  x.radius = or_base<double>(s.ring_radius, a.device.ring.radius.si());
+  x.q = or_base<double>(s.q_loaded, q);
+  x.spacing = or_base<double>(s.channel_spacing, a.device.grid.spacing.si());
+  x.dim = or_base<int>(s.dim, a.device.grid.channels);
+  x.laser = or_base<double>(s.laser_power, a.device.laser.power_per_line.si());
+  x.rows = or_base<int>(s.rows, a.device.bank.rows);
+  if (s.detection.empty()) x.detection = {a.device.detector.mode};
+  for (const std::string& e : s.detection)
+    x.detection.push_back(e == "single_ended" ? photonics::DetectionMode::single_ended
+                                              : photonics::DetectionMode::balanced);
+  x.bits = or_base<int>(s.weight_bits, a.programming.weight_bits);
+  x.lock = or_base<double>(s.lock_precision, a.impairments.calibration_residual.si());
+  x.chips = or_base<int>(s.chips, a.interposer.chips);
+  if (s.query_encoding.empty()) x.encoding = {a.electronics.query_encoding};
+  for (const std::string& e : s.query_encoding)
+    x.encoding.push_back(e == "balanced" ? QueryEncoding::balanced : QueryEncoding::intensity);
+  x.block = or_base<int>(s.block_tokens, a.programming.block_tokens);
+  x.k = or_base<int>(s.top_k, a.selection.top_k);
+  return x;
+}
+
+// Mixed-radix digits of candidate i, the last axis fastest.
+std::array<std::size_t, 13> digits(std::size_t i, const std::array<std::size_t, 13>& sizes) {
+  std::array<std::size_t, 13> d{};
+  for (std::size_t a = sizes.size(); a-- > 0;) {
+    d[a] = i % sizes[a];
+    i /= sizes[a];
+  }
+  return d;
+}
+
+DesignVariables variables_at(const Axes& x, const std::array<std::size_t, 13>& d) {
+  return {.ring_radius = x.radius[d[0]],
+          .q_loaded = x.q[d[1]],
+          .channel_spacing = x.spacing[d[2]],
+          .dim = x.dim[d[3]],
+          .laser_power = x.laser[d[4]],
+          .rows = x.rows[d[5]],
+          .detection = x.detection[d[6]],
+          .weight_bits = x.bits[d[7]],
+          .lock_precision = x.lock[d[8]],
+          .chips = x.chips[d[9]],
+          .query_encoding = x.encoding[d[10]],
+          .block_tokens = x.block[d[11]],
+          .top_k = x.k[d[12]]};
+}
+
+DesignConstraint constraint(std::string name, bool passed, double value, double limit,
+                            std::string unit, std::string message) {
+  DesignConstraint c{.name = std::move(name),
+                     .passed = passed,
+                     .value = value,
+                     .limit = limit,
+                     .unit = std::move(unit),
+                     .message = std::move(message)};
+  // weight_range's check reports (requested, reachable): the requested must be at most the
+  // reachable, so its sense is at_most like the others; link_budget's ENOB must reach the target.
+  const bool up = c.name == "link_budget";
+  c.sense = up ? "at_least" : "at_most";
+  c.margin = up ? value - limit : limit - value;
+  return c;
+}
+
+// A ring the spec cannot realise (e.g. a Q its couplers cannot reach) is the `ring`
+// constraint, with the solver's message; the other checks need a ring and are not run.
+std::vector<DesignConstraint> device_constraints(const AcceleratorSpec& a) {
+  photonics::FeasibilityReport r;
+  try {
+    r = photonics::check_feasibility(a.device, a.calibration.heater_bias);
+  } catch (const Error& e) {
+    DesignConstraint c = constraint("ring", false, 0, 0, "", e.what());
+    c.margin = -std::numeric_limits<double>::infinity();
+    return {c};
+  }
+  std::vector<DesignConstraint> out;
+  for (const photonics::FeasibilityCheck& c : r.checks)
+    out.push_back(constraint(c.name, c.passed, c.value, c.limit, c.unit, c.message));
+  return out;
+}
+
+// The die, TEC and lock-range constraints of the cost model.
+std::vector<DesignConstraint> system_constraints(const AcceleratorSpec& a, const CostReport& r) {
+  const DieReport die = die_report(a, r.area_total);
+  std::vector<DesignConstraint> out;
+  out.push_back(constraint("reticle", die.fits, die.die_area * 1e6, die.reticle_limit * 1e6, "mm^2",
+                           die.fits ? fmt::format("a die of {:.1f} mm^2 per chip fits the {:.0f} "
+                                                  "mm^2 field",
+                                                  die.die_area * 1e6, die.reticle_limit * 1e6)
+                                    : die.reason));
+  // The TEC: its electrical power against the device's thermal budget when it has a steady
+  // state; none is a failure with an undefined margin (value = limit = 0 would read as "just
+  // passes", so the margin is -inf).
+  DesignConstraint tec = constraint(
+      "tec", r.thermal.feasible, r.thermal.tec_power, a.device.requirements.thermal_budget.si(),
+      "W",
+      r.thermal.feasible ? fmt::format("the TEC holds the chip with {:.3g} W", r.thermal.tec_power)
+                         : r.thermal.reason);
+  if (!r.thermal.feasible) tec.margin = -std::numeric_limits<double>::infinity();
+  tec.passed = r.thermal.feasible;
+  out.push_back(tec);
+  // Heaters only (operating_point.h); a Pockels tuner has no holding-power lock range.
+  DesignConstraint lock =
+      constraint("lock_range", r.tuner.covers, 0, 0, "",
+                 !r.tuner.heater  ? "Pockels tuning: no heater lock range to cover"
+                 : r.tuner.covers ? "the heaters' lock range covers the resonance offsets"
+                                  : r.tuner.reason);
+  if (!r.tuner.covers) lock.margin = -std::numeric_limits<double>::infinity();
+  out.push_back(lock);
+  return out;
+}
+
+// The selection-relevant tuple of a candidate: every variable that changes the scores.
+using RecallKey =
+    std::tuple<double, double, double, int, double, int, int, int, double, int, int, int>;
+RecallKey recall_key(const DesignVariables& v, bool k_matters) {
+  return {v.ring_radius,
+          v.q_loaded,
+          v.channel_spacing,
+          v.dim,
+          v.laser_power,
+          v.rows,
+          static_cast<int>(v.detection),
+          v.weight_bits,
+          v.lock_precision,
+          static_cast<int>(v.query_encoding),
+          v.block_tokens,
+          k_matters ? v.top_k : 0};
+}
+
+double cost_of(const DesignFigures& f, DesignCost c) {
+  switch (c) {
+    case DesignCost::energy:
+      return f.energy_per_query;
+    case DesignCost::static_power:
+      return f.static_power;
+    case DesignCost::area:
+      return f.area;
+    case DesignCost::latency:
+      return f.latency_per_step;
+  }
+  return f.energy_per_query;
+}
+
+double metric_of(const DesignFigures& f, DesignMetric m) {
+  return m == DesignMetric::mass_recall ? f.mass_recall : f.recall;
+}
+
+// a dominates b: recall at least b's and every cost at most b's, one of them strictly.
+bool dominates(const DesignFigures& a, const DesignFigures& b, DesignMetric m) {
+  const std::array<double, 5> x{-metric_of(a, m), a.energy_per_query, a.latency_per_step,
+                                a.static_power, a.area};
+  const std::array<double, 5> y{-metric_of(b, m), b.energy_per_query, b.latency_per_step,
+                                b.static_power, b.area};
+  bool strict = false;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (x[i] > y[i]) return false;
+    if (x[i] < y[i]) strict = true;
+  }
+  return strict;
+}
+
+// Recall and mass recall of every distinct tuple, one kv::evaluate per (dim, block_tokens).
+void score_recall(const PrismDesignSpec& spec, const Axes& axes, DesignResult& r, Context& ctx) {
+  const bool k_matters = spec.accelerator.selection.votes > 1;
+  std::map<std::pair<int, int>, std::map<RecallKey, std::vector<std::size_t>>> groups;
+  for (DesignCandidate& c : r.all)
+    if (c.feasible)
+      groups[{c.variables.dim, c.variables.block_tokens}][recall_key(c.variables, k_matters)]
+          .push_back(c.index);
+  if (groups.empty()) return;
+  kv::KvGeneratorSpec w = spec.workload;
+  ctx.log().info("prism design: generating the {}-token cache", w.tokens);
+  const kv::KvCache cache = kv::generate_kv_cache(w, ctx);
+  std::vector<std::int64_t> ks(axes.k.begin(), axes.k.end());
+  std::sort(ks.begin(), ks.end());
+  ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
+  for (const auto& [layout, tuples] : groups) {
+    ctx.throw_if_cancelled("prism design");
+    kv::EvalOptions o;
+    o.ks.assign(ks.begin(), ks.end());
+    o.blocks.block_tokens = static_cast<std::size_t>(layout.second);
+    const auto d = static_cast<std::size_t>(layout.first);
+    o.shared_projection = kv::SharedProjection{kv::standard_projection(spec.projection), d};
+    o.output_error = false;
+    // Setup 0: the ideal signature scorer of this projection; then one per tuple.
+    kv::ProjectionSource ideal;
+    ideal.dim = d;
+    std::vector<kv::ScorerSetup> setups{{"ideal", kv::signature_scorer(ideal)}};
+    std::vector<const std::vector<std::size_t>*> members{nullptr};
+    for (const auto& [key, idx] : tuples) {
+      kv::ProjectionSource p;
+      p.dim = d;
+      setups.push_back({fmt::format("t{}", setups.size()),
+                        prism_scorer(design_accelerator(spec, r.all[idx.front()].variables), p)});
+      members.push_back(&idx);
+    }
+    r.scored_tuples += setups.size() - 1;
+    const kv::EvalReport rep = kv::evaluate(cache, setups, o, ctx);
+    for (std::size_t s = 1; s < setups.size(); ++s)
+      for (std::size_t i : *members[s]) {
+        DesignCandidate& c = r.all[i];
+        const auto ki = static_cast<std::size_t>(
+            std::find(ks.begin(), ks.end(), c.variables.top_k) - ks.begin());
+        const kv::KMetrics& m = rep.scorers[s].per_k[ki];
+        c.figures->recall = m.recall.mean;
+        c.figures->mass_recall = m.mass_recall.mean;
+        c.figures->ideal_recall = rep.scorers[0].per_k[ki].recall.mean;
+        c.figures->ideal_mass_recall = rep.scorers[0].per_k[ki].mass_recall.mean;
+      }
+  }
+}
+
+void choose(DesignResult& r) {
+  const DesignTargetSpec& t = r.target;
+  std::vector<std::size_t> feasible;
+  for (const DesignCandidate& c : r.all)
+    if (c.feasible) feasible.push_back(c.index);
+  for (std::size_t i : feasible) {
+    DesignCandidate& c = r.all[i];
+    c.meets_target = metric_of(*c.figures, t.metric) >= t.recall;
+    c.on_front = std::none_of(feasible.begin(), feasible.end(), [&](std::size_t j) {
+      return j != i && dominates(*r.all[j].figures, *c.figures, t.metric);
+    });
+    if (c.on_front) r.front.push_back(i);
+    if (c.meets_target) {
+      const double mine = cost_of(*c.figures, t.cheapest_by);
+      if (!r.best || mine < cost_of(*r.all[*r.best].figures, t.cheapest_by)) r.best = i;
+    }
+  }
+  std::stable_sort(r.front.begin(), r.front.end(), [&](std::size_t a, std::size_t b) {
+    return cost_of(*r.all[a].figures, t.cheapest_by) < cost_of(*r.all[b].figures, t.cheapest_by);
+  });
+  if (r.best) return;
+  if (!feasible.empty()) {
+    std::size_t top = feasible.front();
+    for (std::size_t i : feasible)
+      if (metric_of(*r.all[i].figures, t.metric) > metric_of(*r.all[top].figures, t.metric))
+        top = i;
+    const DesignFigures& f = *r.all[top].figures;
+    r.binding = "recall_target";
+    r.binding_reason = fmt::format(
+        "{} of {} candidates are feasible, but the best of them (candidate {}) reaches {} = "
+        "{:.4f}, below the target {:.4g}; its projection scored exactly, without the hardware, "
+        "reaches {:.4f}",
+        feasible.size(), r.candidates, top, to_string(t.metric), metric_of(f, t.metric), t.recall,
+        t.metric == DesignMetric::mass_recall ? f.ideal_mass_recall : f.ideal_recall);
+    return;
+  }
+  const ConstraintCount* most = &r.removal.front();
+  for (const ConstraintCount& c : r.removal)
+    if (c.removed > most->removed) most = &c;
+  r.binding = most->name;
+  r.binding_reason = fmt::format(
+      "no candidate is feasible; {} removed the most: {} of {} candidates (each removed "
+      "candidate is charged to the first constraint it fails, in the order {}); {} of the "
+      "candidates checked against it fail it",
+      most->name, most->removed, r.candidates, fmt::join(kConstraints, ", "), most->failed);
+}
+
+}  // namespace
+
+std::vector<DesignVariables> enumerate_designs(const PrismDesignSpec& spec) {
+  const Axes x = resolve_axes(spec);
+  const auto sizes = x.sizes();
+  std::size_t n = 1;
+  for (std::size_t s : sizes) n *= s;
+  std::vector<DesignVariables> out;
+  out.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) out.push_back(variables_at(x, digits(i, sizes)));
+  return out;
+}
+
+AcceleratorSpec design_accelerator(const PrismDesignSpec& spec, const DesignVariables& v) {
+  AcceleratorSpec a = spec.accelerator;
+  a.device.ring.radius = Length::si(v.ring_radius);
+  a.device.ring.q_loaded = v.q_loaded;
+  a.device.grid.spacing = Length::si(v.channel_spacing);
+  a.device.grid.channels = v.dim;
+  a.device.laser.power_per_line = Power::si(v.laser_power);
+  a.device.bank.rows = v.rows;
+  a.device.detector.mode = v.detection;
+  a.device.dac.bits = v.weight_bits;
+  a.programming.weight_bits = v.weight_bits;
+  a.impairments.calibration_residual = Length::si(v.lock_precision);
+  a.interposer.chips = v.chips;
+  a.electronics.query_encoding = v.query_encoding;
+  a.programming.block_tokens = v.block_tokens;
+  a.programming.kv_heads = static_cast<int>(spec.workload.kv_heads);
+  a.selection.top_k = v.top_k;
+  const std::int64_t blocks = (spec.workload.tokens + v.block_tokens - 1) / v.block_tokens;
+  a.logical_rows = static_cast<int>(blocks);
+  return a;
+}
+
+DesignResult search_designs(const PrismDesignSpec& spec, Context& ctx) {
+  const Axes axes = resolve_axes(spec);
+  const auto sizes = axes.sizes();
+  std::size_t n = 1;
+  for (std::size_t s : sizes) n *= s;
+  LIGHTSIM_CHECK_AS(InputError, n <= (std::size_t{1} << 22),
+                    "prism design: space: {} candidates exceed the limit of 4194304", n);
+  std::size_t devices = 1;
+  for (std::size_t a = 0; a < kDeviceAxes; ++a) devices *= sizes[a];
+  const std::size_t per_device = n / devices;
+  DesignResult r{.candidates = n, .target = spec.target, .context = spec.workload.tokens};
+  r.devices = n / per_device;
+  r.all.resize(n);
+
+  // Device checks once per device tuple (the first candidate built on it).
+  std::vector<std::vector<DesignConstraint>> device(r.devices);
+  parallel_for(ctx.pool(), r.devices, [&](std::size_t dv) {
+    const std::size_t i = dv * per_device;
+    device[dv] = device_constraints(design_accelerator(spec, variables_at(axes, digits(i, sizes))));
+  });
+  // Then every candidate on a feasible device: the cost model and its constraints.
+  parallel_for(ctx.pool(), n, [&](std::size_t i) {
+    DesignCandidate& c = r.all[i];
+    c.index = i;
+    c.variables = variables_at(axes, digits(i, sizes));
+    c.constraints = device[i / per_device];
+    for (const DesignConstraint& k : c.constraints)
+      if (!k.passed) {
+        c.removed_by = k.name;
+        return;
+      }
+    const AcceleratorSpec a = design_accelerator(spec, c.variables);
+    const CostReport cr = cost(a);
+    for (DesignConstraint& k : system_constraints(a, cr)) {
+      if (!k.passed && c.removed_by.empty()) c.removed_by = k.name;
+      c.constraints.push_back(std::move(k));
+    }
+    if (!c.removed_by.empty()) return;
+    c.feasible = true;
+    const int layers = static_cast<int>(spec.workload.model_layers);
+    c.figures = DesignFigures{.energy_per_query = cr.total_energy,
+                              .latency_per_query = cr.timeline.latency,
+                              .latency_per_step = layers * cr.timeline.latency,
+                              .static_power = cr.static_power_total,
+                              .area = cr.area_total,
+                              .passes = cr.timeline.passes};
+  });
+  for (const char* name : kConstraints) {
+    ConstraintCount cc{.name = name};
+    for (const DesignCandidate& c : r.all) {
+      if (c.removed_by == name) ++cc.removed;
+      for (const DesignConstraint& k : c.constraints)
+        if (k.name == name && !k.passed) ++cc.failed;
+    }
+    r.removal.push_back(cc);
+  }
+  for (const DesignCandidate& c : r.all) r.feasible += c.feasible ? 1 : 0;
+  score_recall(spec, axes, r, ctx);
+  choose(r);
+  return r;
+}
+
+}  // namespace lightsim::prism

@@ -1,0 +1,101 @@
+// The specs of the design-space search (design.h).
+#include <fmt/format.h>
+
+#include "lightsim/prism/design.h"
+
+namespace lightsim::prism {
+
+void DesignSpaceSpec::describe(config::Schema<DesignSpaceSpec>& s) {
+  using S = DesignSpaceSpec;
+  s.help(
+      "Free variables of the Prism design search: one list per variable (empty = the base "
+      "accelerator's value); the candidates are their cartesian product.");
+  s.field("ring_radius", &S::ring_radius, "ring radius (sets the FSR with n_g)")
+      .range("1 um", "1000 um");
+  s.field("q_loaded", &S::q_loaded, "loaded Q of the rings (sets the FWHM)").range(1e2, 1e8);
+  s.field("channel_spacing", &S::channel_spacing, "WDM channel spacing").range("1 pm", "100 nm");
+  s.field("dim", &S::dim, "signature dimension d = wavelength channels = rings per row")
+      .range(std::int64_t{1}, std::int64_t{1024});
+  s.field("laser_power", &S::laser_power, "laser power per line (e.g. 0 dBm)")
+      .range("1 nW", "10 W");
+  s.field("rows", &S::rows, "physical rows per chip (fewer than the blocks: time multiplexing)")
+      .range(std::int64_t{1}, std::int64_t{1} << 20);
+  s.field("detection", &S::detection,
+          "detection modes: balanced (through and drop photodiodes), single_ended (drop only)");
+  s.field("weight_bits", &S::weight_bits, "digital weight bits (= weight DAC bits)")
+      .range(std::int64_t{2}, std::int64_t{16});
+  s.field("lock_precision", &S::lock_precision,
+          "rms resonance error the bias lock leaves per ring (impairments.calibration_residual)")
+      .range("0 pm", "1000 pm");
+  s.field("chips", &S::chips, "chips over the interposer")
+      .range(std::int64_t{1}, std::int64_t{1024});
+  s.field("query_encoding", &S::query_encoding, "query encodings: intensity, balanced");
+  s.field("block_tokens", &S::block_tokens, "tokens per KV block")
+      .range(std::int64_t{1}, std::int64_t{65536});
+  s.field("top_k", &S::top_k, "blocks selected per KV head per step (k)")
+      .range(std::int64_t{1}, std::int64_t{1} << 20);
+  s.rule([](const S& v) -> std::optional<std::string> {
+    for (const std::string& e : v.query_encoding)
+      if (e != "intensity" && e != "balanced")
+        return fmt::format("query_encoding: '{}' is not one of intensity, balanced", e);
+    for (const std::string& e : v.detection)
+      if (e != "balanced" && e != "single_ended")
+        return fmt::format("detection: '{}' is not one of balanced, single_ended", e);
+    return std::nullopt;
+  });
+}
+
+void DesignTargetSpec::describe(config::Schema<DesignTargetSpec>& s) {
+  using S = DesignTargetSpec;
+  s.help("What the design search must reach and what it minimises.");
+  s.enumeration("metric", &S::metric,
+                {{"mass_recall", DesignMetric::mass_recall}, {"recall", DesignMetric::recall}},
+                "mass_recall = attention mass of the selected blocks / that of the best k; "
+                "recall = Recall@k against the top-k of full attention");
+  s.field("recall", &S::recall, "the target value of the metric").range(0.0, 1.0);
+  s.enumeration("cheapest_by", &S::cheapest_by,
+                {{"energy", DesignCost::energy},
+                 {"static_power", DesignCost::static_power},
+                 {"area", DesignCost::area},
+                 {"latency", DesignCost::latency}},
+                "the figure the cheapest design minimises (energy per query with static shares "
+                "at full rate, static power, area, or latency per decode step)");
+}
+
+void PrismDesignSpec::describe(config::Schema<PrismDesignSpec>& s) {
+  using S = PrismDesignSpec;
+  s.help(
+      "A Prism design search (docs/prism.md, 'Design-space search'): a base accelerator, the "
+      "free variables, the KV workload and context, and the recall target.");
+  s.field("description", &S::description, "what this search asks");
+  s.field("accelerator", &S::accelerator,
+          "the base accelerator (preset from configs/accelerators); the space overrides its "
+          "fields candidate by candidate");
+  s.field("workload", &S::workload,
+          "synthetic KV cache (kv_synthetic, e.g. preset: qwen2.5-7b-layered); tokens = the "
+          "context");
+  s.field("projection", &S::projection, "kv_projection fitted once per head and d")
+      .one_of({"pca", "pca_qk", "random", "first"});
+  s.field("space", &S::space, "the free variables");
+  s.field("target", &S::target, "recall target and cost to minimise");
+}
+
+std::string to_string(DesignMetric m) {
+  return m == DesignMetric::mass_recall ? "mass_recall" : "recall";
+}
+
+std::string to_string(DesignCost c) {
+  switch (c) {
+    case DesignCost::energy:
+      return "energy";
+    case DesignCost::static_power:
+      return "static_power";
+    case DesignCost::area:
+      return "area";
+    case DesignCost::latency:
+      return "latency";
+  }
+  return "energy";
+}
+
+}  // namespace lightsim::prism
