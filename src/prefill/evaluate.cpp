@@ -60,25 +60,31 @@ void Evaluator::memory(const Plan& p, std::int64_t first, std::int64_t last, dou
                               : std::min(tp, static_cast<double>(model_.attention.kv_heads));
   const double split = cp * tp;
   const double expert_div = p.moe_tp ? split : static_cast<double>(p.edp) / (adp * share);
+  // Per layer: its expert weights (MOE=tp: every expert's I / TP columns) and KV cache.
+  const double layer_experts = p.moe_tp ? E * expert_params_ * expert_weight_bytes_ / tp
+                                        : slots * expert_params_ * expert_weight_bytes_;
+  const double layer_kv = b * S / cp * kv_values_ * kv_bytes_ / kv_split;
   m = {};
-  double buffers = 0;
+  // Sums in layer and op order (the figures are reported to the last bit).
+  double weights = 0, kv_cache = 0, buffers = 0;
   // Largest activation output per sequence of the stage's ops, by role group (LayerKind).
   double out_replicated = 0, out_split = 0, out_experts = 0;
   bool moe = false;
   for (std::int64_t l = first; l < last; ++l) {
     const LayerKind& kind =
         kinds_[static_cast<std::size_t>(layer_kind_[static_cast<std::size_t>(l)])];
-    for (const WeightTerm& w : kind.weights) m.weights += w.tp_split ? w.bytes / tp : w.bytes;
+    for (const WeightTerm& w : kind.weights) weights += w.tp_split ? w.bytes / tp : w.bytes;
     out_replicated = std::max(out_replicated, kind.out_replicated);
     out_split = std::max(out_split, kind.out_split);
     out_experts = std::max(out_experts, kind.out_experts);
     if (kind.moe && E > 0) {
       moe = true;
-      m.weights += p.moe_tp ? E * expert_params_ * expert_weight_bytes_ / tp  // I / TP columns
-                            : slots * expert_params_ * expert_weight_bytes_;
+      weights += layer_experts;
     }
-    m.kv_cache += b * S / cp * kv_values_ * kv_bytes_ / kv_split;
+    kv_cache += layer_kv;
   }
+  m.weights = weights;
+  m.kv_cache = kv_cache;
   if (moe && !p.moe_tp) {  // all-to-all send and receive buffers (none under MOE=tp)
     const double k = static_cast<double>(model_.moe.experts_per_token);
     const double tokens_gpu = x * S / (cp * tp);
