@@ -307,8 +307,7 @@ void print_run(const RunResult& r, std::ostream& out) {
 
 struct PlanSearch {
   std::int64_t gpus = 0;
-  prefill::SearchResult search{};
-  std::vector<prefill::Result> top{};
+  prefill::SearchResult search{};  // with its top plans
 };
 
 struct PlanResult {
@@ -332,9 +331,8 @@ PlanResult evaluate_plan(const PrefillPlanRequest& q, Env& env) {
   std::vector<prefill::SearchResult> results;
   for (std::int64_t n : s.scenario.gpu_counts) {
     env.ctx.throw_if_cancelled("prefill plan");
-    results.push_back(prefill::search(ev, n));
-    r.searches.push_back(
-        {n, results.back(), prefill::top_plans(ev, n, static_cast<std::size_t>(q.top))});
+    results.push_back(prefill::search(ev, n, static_cast<std::size_t>(q.top)));
+    r.searches.push_back({n, results.back()});
   }
   r.front = prefill::pareto_front(results);
   return r;
@@ -345,7 +343,7 @@ Json plan_json(const PlanResult& r) {
   for (const PlanSearch& p : r.searches) {
     Json j = prefill::search_json(p.search, r.topology);
     Json top = Json::array();
-    for (const auto& t : p.top) top.push_back(prefill::result_json(t, r.topology));
+    for (const auto& t : p.search.top) top.push_back(prefill::result_json(t, r.topology));
     j["top"] = top;
     counts.push_back(j);
   }
@@ -365,13 +363,13 @@ void print_plan(const PlanResult& r, std::ostream& out) {
     const auto& sr = p.search;
     fmt::print(out, "{} GPUs on {}: {} plans evaluated ({} feasible) in {:.3f} s\n", p.gpus,
                r.topology.name, sr.evaluated, sr.feasible, sr.seconds);
-    for (const auto& t : p.top)
+    for (const auto& t : sr.top)
       fmt::print(out,
                  "  {:<44} latency {:>9} ms  TTFT {:>9} ms  {:>7.0f} tok/s/GPU  exposed comm "
                  "{:.1f}%\n",
                  prefill::format_plan(t.plan), ms(t.latency_s), ms(t.ttft_s),
                  t.tokens_per_s_per_gpu, 100 * t.exposed_total() / t.latency_s);
-    if (p.top.empty()) fmt::print(out, "  no feasible plan: {}\n", sr.best.reason);
+    if (sr.top.empty()) fmt::print(out, "  no feasible plan: {}\n", sr.best.reason);
   }
   fmt::print(out, "Pareto front (latency vs GPUs):");
   for (std::size_t i : r.front)

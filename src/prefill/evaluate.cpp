@@ -24,6 +24,18 @@ std::pair<std::int64_t, std::int64_t> stage_layers(std::int64_t layers, std::int
   return {s * layers / pp, (s + 1) * layers / pp};
 }
 
+// memory() of a stage at two sequences per group from its value at one: every per-sequence
+// term there is a chain of products and quotients on b (x = b / MB, tokens = x S / CP, ...),
+// and multiplying one factor by 2 multiplies a binary floating-point result by exactly 2, so
+// this equals memory(..., 2.0, ...) bit for bit. Weights and capacity do not depend on b.
+MemoryUse with_two_requests(const MemoryUse& one) {
+  MemoryUse two = one;
+  two.kv_cache = 2 * one.kv_cache;
+  two.activations = 2 * one.activations;
+  two.comm_buffers = 2 * one.comm_buffers;
+  return two;
+}
+
 }  // namespace
 
 // HBM use per GPU of the stage holding layers [first, last) with `b` sequences per attention
@@ -46,46 +58,42 @@ void Evaluator::memory(const Plan& p, std::int64_t first, std::int64_t last, dou
   const double kv_split = model_.attention.kind == model::AttentionKind::mla
                               ? 1.0
                               : std::min(tp, static_cast<double>(model_.attention.kv_heads));
+  const double split = cp * tp;
+  const double expert_div = p.moe_tp ? split : static_cast<double>(p.edp) / (adp * share);
+  // Per layer: its expert weights (MOE=tp: every expert's I / TP columns) and KV cache.
+  const double layer_experts = p.moe_tp ? E * expert_params_ * expert_weight_bytes_ / tp
+                                        : slots * expert_params_ * expert_weight_bytes_;
+  const double layer_kv = b * S / cp * kv_values_ * kv_bytes_ / kv_split;
   m = {};
-  double act = 0, buffers = 0;
+  // Sums in layer and op order (the figures are reported to the last bit).
+  double weights = 0, kv_cache = 0, buffers = 0;
+  // Largest activation output per sequence of the stage's ops, by role group (LayerKind).
+  double out_replicated = 0, out_split = 0, out_experts = 0;
+  bool moe = false;
   for (std::int64_t l = first; l < last; ++l) {
     const LayerKind& kind =
         kinds_[static_cast<std::size_t>(layer_kind_[static_cast<std::size_t>(l)])];
-    double peak_out = 0;
-    for (const OpCoef& op : kind.ops) {
-      double seq_div = 1;
-      switch (op.role) {
-        case Role::replicated:
-          m.weights += op.weight_bytes;
-          seq_div = cp;
-          break;
-        case Role::sharded:
-        case Role::core:
-        case Role::kv_up:
-          m.weights += op.weight_bytes / tp;
-          seq_div = cp * tp;
-          break;
-        case Role::experts:
-          seq_div = p.moe_tp ? cp * tp : static_cast<double>(p.edp) / (adp * share);
-          break;
-      }
-      peak_out = std::max(peak_out, op.out_bytes_seq * x / seq_div);
-    }
+    for (const WeightTerm& w : kind.weights) weights += w.tp_split ? w.bytes / tp : w.bytes;
+    out_replicated = std::max(out_replicated, kind.out_replicated);
+    out_split = std::max(out_split, kind.out_split);
+    out_experts = std::max(out_experts, kind.out_experts);
     if (kind.moe && E > 0) {
-      if (p.moe_tp) {  // every expert's I / TP columns on each rank; no all-to-all buffers
-        m.weights += E * expert_params_ * expert_weight_bytes_ / tp;
-      } else {
-        m.weights += slots * expert_params_ * expert_weight_bytes_;
-        const double k = static_cast<double>(model_.moe.experts_per_token);
-        const double tokens_gpu = x * S / (cp * tp);
-        buffers = std::max(buffers, tokens_gpu * k * h * (dispatch_bytes_ + act_bytes_) *
-                                        std::max(1.0, share * ep) * 2.0);
-      }
+      moe = true;
+      weights += layer_experts;
     }
-    // Live activations: input and output of the largest operator plus the residual stream.
-    act = std::max(act, 2 * peak_out + 2 * tokens_group * h * act_bytes_);
-    m.kv_cache += b * S / cp * kv_values_ * kv_bytes_ / kv_split;
+    kv_cache += layer_kv;
   }
+  m.weights = weights;
+  m.kv_cache = kv_cache;
+  if (moe && !p.moe_tp) {  // all-to-all send and receive buffers (none under MOE=tp)
+    const double k = static_cast<double>(model_.moe.experts_per_token);
+    const double tokens_gpu = x * S / (cp * tp);
+    buffers = tokens_gpu * k * h * (dispatch_bytes_ + act_bytes_) * std::max(1.0, share * ep) * 2.0;
+  }
+  // Live activations: input and output of the largest operator plus the residual stream.
+  const double peak_out =
+      std::max({out_replicated * x / cp, out_split * x / split, out_experts * x / expert_div});
+  const double act = first < last ? 2 * peak_out + 2 * tokens_group * h * act_bytes_ : 0.0;
   if (p.cp > 1)  // ring double buffer or Ulysses gather of the latent / K,V
     buffers +=
         2 * tokens_group * kv_values_ * kv_bytes_ *
@@ -100,6 +108,7 @@ void Evaluator::memory(const Plan& p, std::int64_t first, std::int64_t last, dou
 }
 
 Result Evaluator::evaluate(const Plan& p) const {
+  evaluations_.count.fetch_add(1, std::memory_order_relaxed);
   Result r;
   r.plan = p;
   r.gpus = p.gpus();
@@ -118,15 +127,14 @@ Result Evaluator::evaluate(const Plan& p) const {
   std::int64_t worst_stage = 0;
   for (std::int64_t s = 0; s < p.pp; ++s) {
     const auto [first, last] = stage_layers(layers, p.pp, s);
-    MemoryUse m1, m2;
+    MemoryUse m1;
     memory(p, first, last, 1.0, m1);
-    memory(p, first, last, 2.0, m2);
     if (s == 0 || m1.total() > worst1.total()) {
       worst1 = m1;
-      worst2 = m2;
       worst_stage = s;
     }
   }
+  worst2 = with_two_requests(worst1);
   if (worst1.total() > worst1.capacity) {
     const std::array<std::pair<const char*, double>, 4> terms = {
         {{"weights", worst1.weights},

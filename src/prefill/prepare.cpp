@@ -68,6 +68,32 @@ std::pair<Role, ComputeClass> classify(const model::Operator& op, bool head_or_e
   return {Role::replicated, ComputeClass::elementwise};
 }
 
+// The memory check's plan-independent inputs of a decoder layer shape (evaluate.h, memory()).
+// Ops without weights add nothing to the weight sum (x + 0 = x), so leaving them out keeps it
+// bit-identical; the largest output per role group gives each layer's largest output, since
+// out x seqs / divisor is monotone in out.
+void memory_inputs(Evaluator::LayerKind& kind) {
+  kind.weights.clear();
+  kind.out_replicated = kind.out_split = kind.out_experts = 0;
+  for (const Evaluator::OpCoef& op : kind.ops) {
+    switch (op.role) {
+      case Role::replicated:
+        if (op.weight_bytes != 0) kind.weights.push_back({op.weight_bytes, false});
+        kind.out_replicated = std::max(kind.out_replicated, op.out_bytes_seq);
+        break;
+      case Role::sharded:
+      case Role::core:
+      case Role::kv_up:
+        if (op.weight_bytes != 0) kind.weights.push_back({op.weight_bytes, true});
+        kind.out_split = std::max(kind.out_split, op.out_bytes_seq);
+        break;
+      case Role::experts:  // expert weights are counted per slot, not per op
+        kind.out_experts = std::max(kind.out_experts, op.out_bytes_seq);
+        break;
+    }
+  }
+}
+
 // The DType named "bf16", "fp8" or "fp4" (the scenario schema admits only those).
 model::DType dtype_named(const std::string& name) {
   for (model::DType d : {model::DType::bf16, model::DType::fp8, model::DType::fp4})
@@ -218,6 +244,7 @@ Evaluator::Evaluator(const ScenarioSpec& scenario, const model::Transformer& mod
     kind.ops = std::move(ops);
     kind.count = a.count();
     kind.moe = model.layers[static_cast<std::size_t>(a.layers.front())].moe;
+    memory_inputs(kind);
     for (std::int64_t l : a.layers)
       layer_kind_[static_cast<std::size_t>(l)] = static_cast<int>(kinds_.size());
     kinds_.push_back(std::move(kind));

@@ -1,6 +1,7 @@
 // Plan enumeration and search (search.h).
 #include "lightsim/prefill/search.h"
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 
@@ -21,6 +22,18 @@ void ep_candidates(std::int64_t w, std::int64_t slots, std::int64_t inner,
   }
   out = {most, in_domain};
   n = most == in_domain ? 1 : 2;
+}
+
+// Inserts r into `kept` (at most `top` results by ascending latency) after every result of
+// equal latency, so ties keep the enumeration order: the first `top` of a stable sort of all.
+void keep_top(std::vector<Result>& kept, const Result& r, std::size_t top) {
+  if (top == 0 || (kept.size() == top && !(r.latency_s < kept.back().latency_s))) return;
+  const auto at = std::upper_bound(
+      kept.begin(), kept.end(), r.latency_s,
+      [](double latency, const Result& other) { return latency < other.latency_s; });
+  const auto index = at - kept.begin();
+  if (kept.size() == top) kept.pop_back();
+  kept.insert(kept.begin() + index, r);
 }
 
 }  // namespace
@@ -60,7 +73,7 @@ std::vector<Plan> enumerate_plans(const Evaluator& ev, std::int64_t gpus) {
   return plans;
 }
 
-SearchResult search(const Evaluator& ev, std::int64_t gpus) {
+SearchResult search(const Evaluator& ev, std::int64_t gpus, std::size_t top) {
   const auto start = std::chrono::steady_clock::now();
   SearchResult out;
   out.gpus = gpus;
@@ -72,6 +85,7 @@ SearchResult search(const Evaluator& ev, std::int64_t gpus) {
       continue;
     }
     ++out.feasible;
+    keep_top(out.top, r, top);
     if (!out.best.feasible || r.latency_s < out.best.latency_s) out.best = std::move(r);
   }
   if (out.evaluated == 0) {

@@ -31,18 +31,6 @@ fabric::Topology scenario_topology(const config::Ref<fabric::FabricSpec>& fabric
   return top;
 }
 
-std::vector<Result> top_plans(const Evaluator& ev, std::int64_t gpus, std::size_t top) {
-  std::vector<Result> all;
-  for (const auto& p : enumerate_plans(ev, gpus))
-    if (auto r = ev.evaluate(p); r.feasible) all.push_back(std::move(r));
-  // Stable: plans of equal latency keep the enumeration's order (std::sort's order of ties
-  // moved with unrelated plans' latencies).
-  std::stable_sort(all.begin(), all.end(),
-                   [](const auto& a, const auto& b) { return a.latency_s < b.latency_s; });
-  if (all.size() > top) all.resize(top);
-  return all;
-}
-
 std::int64_t partition_step(std::int64_t gpus) {
   return gpus % 16 == 0 ? gpus / 16 : 1;
 }

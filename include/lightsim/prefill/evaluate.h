@@ -10,6 +10,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <span>
@@ -99,6 +100,9 @@ class Evaluator {
 
   // Validity first (divisibility, heads, experts, fabric size), then memory, then time.
   Result evaluate(const Plan& plan) const;
+  // evaluate() calls on this evaluator so far (tests check that a search evaluates each plan
+  // once).
+  std::int64_t evaluations() const { return evaluations_.count.load(std::memory_order_relaxed); }
   // "" when the plan is structurally valid for `gpus`, else the reason.
   std::string validate(const Plan& plan) const;
 
@@ -139,11 +143,22 @@ class Evaluator {
     // router, inputs shared with or quantized by another kernel). docs/prefill.md.
     double quant_bytes_per_value = 0;
   };
+  // An operator's weights in the memory check: `bytes` per GPU before the split, split by TP
+  // when `tp_split` (sharded, core and kv_up roles), else held whole (replicated).
+  struct WeightTerm {
+    double bytes = 0;
+    bool tp_split = false;
+  };
   struct LayerKind {
     std::vector<OpCoef> ops;
     std::int64_t count = 0;
     bool moe = false;
     bool attention = true;  // false for the embedding and the output head
+    // The memory check's plan-independent inputs (memory()): the ops holding weights, in op
+    // order; the largest activation bytes written per sequence among the replicated ops (split
+    // by CP), the TP x CP split ops (sharded, core, kv_up) and the routed-expert ops.
+    std::vector<WeightTerm> weights;
+    double out_replicated = 0, out_split = 0, out_experts = 0;
   };
 
  private:
@@ -155,6 +170,17 @@ class Evaluator {
                                              double bytes_per_value) const;
   void memory(const Plan& plan, std::int64_t first, std::int64_t last, double seqs_group,
               MemoryUse& m) const;
+  // A relaxed atomic count that copies by value (an Evaluator stays copyable).
+  struct Counter {
+    mutable std::atomic<std::int64_t> count{0};
+    Counter() = default;
+    Counter(const Counter& o) : count(o.count.load(std::memory_order_relaxed)) {}
+    Counter& operator=(const Counter& o) {
+      count.store(o.count.load(std::memory_order_relaxed), std::memory_order_relaxed);
+      return *this;
+    }
+  };
+  Counter evaluations_;
 
   ScenarioSpec scenario_;
   model::Transformer model_;

@@ -28,11 +28,15 @@ struct SearchResult {
   std::int64_t feasible = 0;   // plans that fit and run
   double seconds = 0;          // wall time of the search
   Result best;                 // best.feasible == false when no plan fits (reason of the last)
+  // The `top` best feasible plans by ascending latency, plans of equal latency in enumeration
+  // order (best is top.front() when any plan fits).
+  std::vector<Result> top;
 };
 
 // Candidate plans of `gpus` GPUs under the rules above.
 std::vector<Plan> enumerate_plans(const Evaluator& evaluator, std::int64_t gpus);
-SearchResult search(const Evaluator& evaluator, std::int64_t gpus);
+// Evaluates every candidate once, keeping the best and the `top` best.
+SearchResult search(const Evaluator& evaluator, std::int64_t gpus, std::size_t top = 0);
 
 // Pareto front of best latency vs GPU count: indices of `results` (ascending GPUs) whose
 // latency is lower than that of every smaller GPU count.

@@ -33,10 +33,6 @@ PrefillSetup load_setup(const std::string& scenario, const config::LoadOptions& 
 // fabric keeps its own name).
 fabric::Topology scenario_topology(const config::Ref<fabric::FabricSpec>& fabric);
 
-// The `top` feasible plans on `gpus` GPUs by ascending latency, among every valid plan
-// (enumerate_plans).
-std::vector<Result> top_plans(const Evaluator& ev, std::int64_t gpus, std::size_t top);
-
 // The partition granularity of static_vs_dynamic on `gpus` GPUs: sixteenths of the machine
 // (72 GPUs = one copper rack at 1152) when they divide it, else single GPUs.
 std::int64_t partition_step(std::int64_t gpus);

@@ -136,6 +136,31 @@ TEST(Search, FindsTheBestEvaluatedPlan) {
     EXPECT_LT(counts[front[i]].best.latency_s, counts[front[i - 1]].best.latency_s);
 }
 
+TEST(Search, EvaluatesEachPlanOnceAndKeepsTheTopPlans) {
+  const ScenarioSpec s = testing::scenario("deepseek_v3", 4096, 256, "fp8");
+  const Evaluator ev(s, testing::model("deepseek_v3"), testing::topology("hgx_h800"), 32);
+  const std::size_t top = 5;
+  const SearchResult r = search(ev, 32, top);
+  const std::vector<Plan> plans = enumerate_plans(ev, 32);
+  // Every candidate evaluated exactly once, the top list included (no second pass).
+  EXPECT_EQ(ev.evaluations(), static_cast<std::int64_t>(plans.size()));
+  EXPECT_EQ(r.evaluated, static_cast<std::int64_t>(plans.size()));
+  // The top list is the first `top` of every feasible plan stably sorted by latency.
+  std::vector<Result> all;
+  for (const Plan& p : plans)
+    if (Result x = ev.evaluate(p); x.feasible) all.push_back(std::move(x));
+  std::stable_sort(all.begin(), all.end(),
+                   [](const Result& a, const Result& b) { return a.latency_s < b.latency_s; });
+  ASSERT_GT(all.size(), top);
+  ASSERT_EQ(r.top.size(), top);
+  for (std::size_t i = 0; i < top; ++i) {
+    EXPECT_EQ(r.top[i].plan, all[i].plan) << i;
+    EXPECT_EQ(r.top[i].latency_s, all[i].latency_s) << i;
+  }
+  EXPECT_EQ(r.best.plan, r.top.front().plan);
+  EXPECT_TRUE(search(ev, 32).top.empty());
+}
+
 }  // namespace
 }  // namespace lightsim::prefill
 
@@ -207,12 +232,13 @@ TEST(Evaluate, TpShardedMoeHasNoAllToAllAndSplitsEveryExpert) {
 }
 
 TEST(Search, TopPlansOfEqualLatencyKeepTheEnumerationOrder) {
-  // Hybrid CP with no Ulysses part is the ring exactly: equal latencies, which top_plans must
-  // order as enumerate_plans lists them (std::sort's order of ties moved with other plans).
+  // Hybrid CP with no Ulysses part is the ring exactly: equal latencies, which the search's top
+  // list must order as enumerate_plans lists them (std::sort's order of ties moved with other
+  // plans).
   const ScenarioSpec s = testing::scenario("deepseek_v3", 4096, 64, "fp8");
   const Evaluator ev(s, testing::model("deepseek_v3"), testing::topology("gb200_nvl72"), 144);
   const std::vector<Plan> order = enumerate_plans(ev, 144);
-  const std::vector<Result> top = top_plans(ev, 144, order.size());
+  const std::vector<Result> top = search(ev, 144, order.size()).top;
   auto index = [&](const Result& r) {
     return std::find(order.begin(), order.end(), r.plan) - order.begin();
   };
