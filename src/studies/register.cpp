@@ -7,6 +7,7 @@
 #include "lightsim/studies/energy.h"
 #include "lightsim/studies/impairments.h"
 #include "lightsim/studies/needle.h"
+#include "lightsim/studies/rejudge.h"
 #include "lightsim/studies/study.h"
 #include "lightsim/studies/system.h"
 
@@ -36,6 +37,7 @@ void register_all(Registry& registry) {
   registry.add_spec<EnergyFaissSpec>();
   registry.add_spec<EnergySeedReference>();
   add_energy_study(registry);
+  add_rejudge_study(registry);  // runs the retrieval studies above on each KV profile
 }
 
 }  // namespace lightsim::studies
