@@ -154,10 +154,9 @@ void summary_block(Page& p, const ResultSet& results) {
     p.raw("<p class=\"muted\">No claims in these results.</p>\n</section>\n");
     return;
   }
-  p.raw(
-      "<table class=\"tally\"><thead><tr><th>Study</th><th>holds</th><th>holds under "
-      "conditions</th><th>does not hold</th><th>not comparable</th><th>claims</th></tr>"
-      "</thead><tbody>\n");
+  p.raw("<table class=\"tally\"><thead><tr><th>Study</th>");
+  for (Verdict v : kVerdicts) p.raw("<th>{}</th>", to_string(v));
+  p.raw("<th>claims</th></tr></thead><tbody>\n");
   for (const StudyResult& r : results.studies) {
     const Tally t = tally(r);
     for (std::size_t i = 0; i < kVerdicts.size(); ++i) all.count[i] += t.count[i];

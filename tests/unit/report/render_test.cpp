@@ -109,10 +109,14 @@ TEST(Render, SummaryBlockComesFirstWithTallyFindingsContentsAndSeedDefined) {
   EXPECT_LT(summary, contents);
   EXPECT_LT(contents, claims);
   EXPECT_LT(claims, first_study);
-  // Tally: fixtures hold 2 holds, 1 under conditions, 1 does not hold, 1 not comparable.
+  // Tally: fixtures hold 2 holds, 1 under conditions, 1 does not hold, 1 not comparable, none
+  // that depends on the workload; one header cell per verdict.
   EXPECT_THAT(html, HasSubstr("<tfoot><tr><th>all studies</th><th class=\"num\">2</th><th "
                               "class=\"num\">1</th><th class=\"num\">1</th><th "
-                              "class=\"num\">1</th><th class=\"num\">5</th></tr></tfoot>"));
+                              "class=\"num\">1</th><th class=\"num\">0</th><th "
+                              "class=\"num\">5</th></tr></tfoot>"));
+  EXPECT_THAT(html, HasSubstr("<th>not comparable</th><th>depends on the workload</th>"
+                              "<th>claims</th></tr></thead>"));
   EXPECT_THAT(html, HasSubstr("<li>Of 5 claims from the seed documents, 2 hold as stated, 1 "
                               "holds only under stated conditions, 1 does not hold and 1 cannot "
                               "be judged"));
