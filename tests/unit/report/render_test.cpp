@@ -146,6 +146,21 @@ TEST(Render, ClaimsAreGroupedByStudyWithFourSignificantDigits) {
   EXPECT_THAT(html, Not(HasSubstr("0.452148")));
 }
 
+TEST(Render, SampledFiguresShowTheirIntervalAndTheWorkloadVerdictItsColour) {
+  ResultSet set;
+  set.studies.push_back(hostile());
+  Claim& c = set.studies[0].claims[0];
+  c.ours = 0.4521;
+  c.ours_ci95 = 0.0153;
+  c.verdict = Verdict::depends_on_workload;
+  c.explanation = "holds on one profile, not on the other";
+  const std::string html = render_html(set, fake_libraries());
+  EXPECT_THAT(html, HasSubstr(">0.4521 ± 0.0153<"));
+  EXPECT_THAT(html, HasSubstr("class=\"verdict verdict-depends-on-the-workload\">depends on the "
+                              "workload<"));
+  EXPECT_THAT(html, HasSubstr(".verdict-depends-on-the-workload {"));
+}
+
 // A study whose chart plots `y` over a table with the given y values and `series` labels.
 StudyResult scaled(std::vector<double> ys, std::size_t series) {
   StudyResult r;
