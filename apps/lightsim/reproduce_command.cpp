@@ -57,7 +57,7 @@ void run_reproduce(const std::filesystem::path& config_file, const GlobalOptions
   const studies::Size size = studies::parse_size(spec.size);
   ProgressTask progress = ctx.progress().start("reproduce", studies.size());
   std::vector<std::string> lines;
-  std::array<std::size_t, 5> totals{};  // claims, then per report::Verdict
+  std::array<std::size_t, 6> totals{};  // claims, then per report::Verdict
   for (const std::string& name : studies) {
     ctx.throw_if_cancelled(
         fmt::format("reproduce (before study '{}'; finished results are in "
@@ -70,13 +70,13 @@ void run_reproduce(const std::filesystem::path& config_file, const GlobalOptions
     report::write_result(options.out, r);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    std::array<int, 4> counts{};  // per report::Verdict
+    std::array<int, 5> counts{};  // per report::Verdict, in its order
     for (const report::Claim& c : r.claims) ++counts[static_cast<std::size_t>(c.verdict)];
     totals[0] += r.claims.size();
     for (std::size_t v = 0; v < counts.size(); ++v) totals[v + 1] += counts[v];
-    lines.push_back(fmt::format("  {:<14} {:>7.1f} s {:>7} {:>6} {:>11} {:>9} {:>11}", name,
+    lines.push_back(fmt::format("  {:<14} {:>7.1f} s {:>7} {:>6} {:>11} {:>9} {:>11} {:>9}", name,
                                 seconds, r.claims.size(), counts[0], counts[1], counts[2],
-                                counts[3]));
+                                counts[3], counts[4]));
     ctx.log().info("reproduce: study {} done in {:.1f} s ({} claims)", name, seconds,
                    r.claims.size());
     progress.advance();
@@ -95,15 +95,16 @@ void run_reproduce(const std::filesystem::path& config_file, const GlobalOptions
                  "studies arrive with the prism, prefill and studies modules.\n";
   if (!lines.empty()) {
     // Two header rows, one column per report::Verdict.
-    std::cout << fmt::format("  {:<14} {:>9} {:>7} {:>6} {:>11} {:>9} {:>11}\n", "", "", "", "",
-                             "holds under", "does not", "not");
-    std::cout << fmt::format("  {:<14} {:>9} {:>7} {:>6} {:>11} {:>9} {:>11}\n", "study", "time",
-                             "claims", "holds", "conditions", "hold", "comparable");
+    std::cout << fmt::format("  {:<14} {:>9} {:>7} {:>6} {:>11} {:>9} {:>11} {:>9}\n", "", "", "",
+                             "", "holds under", "does not", "not", "depends on");
+    std::cout << fmt::format("  {:<14} {:>9} {:>7} {:>6} {:>11} {:>9} {:>11} {:>9}\n", "study",
+                             "time", "claims", "holds", "conditions", "hold", "comparable",
+                             "workload");
   }
   for (const std::string& line : lines) std::cout << line << "\n";
   if (!lines.empty())
-    std::cout << fmt::format("  {:<14} {:>9} {:>7} {:>6} {:>11} {:>9} {:>11}\n", "all", "",
-                             totals[0], totals[1], totals[2], totals[3], totals[4]);
+    std::cout << fmt::format("  {:<14} {:>9} {:>7} {:>6} {:>11} {:>9} {:>11} {:>9}\n", "all", "",
+                             totals[0], totals[1], totals[2], totals[3], totals[4], totals[5]);
   std::cout << "lightsim reproduce: results in " << options.out.string() << "/ (run.json)\n";
   std::cout << "lightsim reproduce: report " << report.file.string() << "\n";
 }

@@ -77,15 +77,17 @@ StudyRun evaluate_study_run(const StudyRunRequest& q, Env& env) {
   return r;
 }
 
-// A study's claims as a table: seed figure, ours, deviation, unit, verdict.
+// A study's claims as a table: seed figure, ours with its 95% half-width ("-" when ours is not
+// a sampled estimate), deviation, unit, verdict.
 void print_claims(const report::StudyResult& r, std::ostream& out) {
   fmt::print(out, "{} ({})\n", r.title, r.study);
-  fmt::print(out, "  {:<28} {:>12} {:>12} {:>9}  {:<8} {}\n", "claim", "seed", "ours", "deviation",
-             "unit", "verdict");
+  fmt::print(out, "  {:<28} {:>12} {:>12} {:>8} {:>9}  {:<8} {}\n", "claim", "seed", "ours",
+             "+-95%", "deviation", "unit", "verdict");
   for (const report::Claim& c : r.claims) {
     const auto dev = report::deviation(c.seed_value, c.ours);
-    fmt::print(out, "  {:<28} {:>12} {:>12} {:>9}  {:<8} {}\n", c.id, format_seed(c.seed_value),
-               format_value(c.ours), dev ? fmt::format("{:+.0f}%", 100.0 * *dev) : "-", c.unit,
+    fmt::print(out, "  {:<28} {:>12} {:>12} {:>8} {:>9}  {:<8} {}\n", c.id,
+               format_seed(c.seed_value), format_value(c.ours), format_value(c.ours_ci95),
+               dev ? fmt::format("{:+.0f}%", 100.0 * *dev) : "-", c.unit,
                report::to_string(c.verdict));
   }
 }

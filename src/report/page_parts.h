@@ -20,6 +20,7 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: now
 .verdict-holds-under-conditions { color: #8a5a00; }
 .verdict-does-not-hold { color: #b3261e; }
 .verdict-not-comparable { color: #555; }
+.verdict-depends-on-the-workload { color: #5b3a9e; }
 figure { margin: 1em 0 0.4em; }
 figcaption { font-weight: 600; margin-bottom: 0.3em; }
 pre { background: #f6f6f8; padding: 0.8em; overflow-x: auto; font-size: 0.85em; }

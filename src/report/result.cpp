@@ -77,10 +77,16 @@ void validate_claim(const Claim& c, const std::string& key, std::string_view sou
            fmt::format("range must have lo <= hi (got [{}, {}])", s.lo, s.hi));
   }
   if (c.ours) require_finite(source, key + ".ours", *c.ours);
+  if (c.ours_ci95) {
+    require_finite(source, key + ".ours_ci95", *c.ours_ci95);
+    if (!c.ours || *c.ours_ci95 < 0)
+      fail(source, key + ".ours_ci95", "needs a figure of ours and must be >= 0");
+  }
   if (c.verdict == Verdict::holds_under_conditions && c.conditions.empty())
     fail(source, key + ".conditions",
          "must say under which conditions the claim holds (verdict 'holds under conditions')");
-  if ((c.verdict == Verdict::does_not_hold || c.verdict == Verdict::not_comparable) &&
+  if ((c.verdict == Verdict::does_not_hold || c.verdict == Verdict::not_comparable ||
+       c.verdict == Verdict::depends_on_workload) &&
       c.explanation.empty())
     fail(source, key + ".explanation",
          fmt::format("must explain the verdict '{}'", to_string(c.verdict)));
@@ -138,6 +144,8 @@ std::string_view to_string(Verdict verdict) {
       return "does not hold";
     case Verdict::not_comparable:
       return "not comparable";
+    case Verdict::depends_on_workload:
+      return "depends on the workload";
   }
   LIGHTSIM_CHECK(false, "unknown verdict {}", static_cast<int>(verdict));
 }
@@ -249,6 +257,7 @@ Json to_json(const StudyResult& result, std::string_view source) {
         break;
     }
     claim["ours"] = c.ours ? Json(*c.ours) : Json(nullptr);
+    if (c.ours_ci95) claim["ours_ci95"] = *c.ours_ci95;
     const std::optional<double> dev = deviation(c.seed_value, c.ours);
     claim["deviation"] = dev ? Json(*dev) : Json(nullptr);
     claim["verdict"] = to_string(c.verdict);

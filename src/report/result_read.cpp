@@ -33,6 +33,13 @@ class ObjectReader {
     return value.get<std::string>();
   }
 
+  // The value of an optional key, nullptr when absent.
+  const Json* optional(const std::string& name) {
+    seen_.push_back(name);
+    const auto it = node_.find(name);
+    return it == node_.end() ? nullptr : &*it;
+  }
+
   // Every key was asked for; otherwise names the first unknown one and the closest valid one.
   void finish() const {
     for (const auto& [name, value] : node_.items())
@@ -71,10 +78,10 @@ std::optional<double> number_or_null(const ObjectReader& reader, const Json& val
 
 Verdict read_verdict(const ObjectReader& reader, const std::string& text, const std::string& key) {
   for (Verdict v : {Verdict::holds, Verdict::holds_under_conditions, Verdict::does_not_hold,
-                    Verdict::not_comparable})
+                    Verdict::not_comparable, Verdict::depends_on_workload})
     if (to_string(v) == text) return v;
   reader.fail(key, fmt::format("expected one of holds, holds under conditions, does not hold, "
-                               "not comparable (got '{}')",
+                               "not comparable, depends on the workload (got '{}')",
                                text));
 }
 
@@ -93,6 +100,8 @@ Claim read_claim(const Json& node, const std::string& key, std::string_view sour
     c.seed_value = SeedValue::point(*value);
   }
   c.ours = number_or_null(in, in.required("ours"), in.path("ours"));
+  if (const Json* ci = in.optional("ours_ci95"))
+    c.ours_ci95 = number_or_null(in, *ci, in.path("ours_ci95"));
   const std::optional<double> stored =
       number_or_null(in, in.required("deviation"), in.path("deviation"));
   const std::optional<double> computed = deviation(c.seed_value, c.ours);

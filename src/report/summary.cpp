@@ -9,13 +9,14 @@
 namespace lightsim::report {
 namespace {
 
-constexpr std::array<Verdict, 4> kVerdicts = {Verdict::holds, Verdict::holds_under_conditions,
-                                              Verdict::does_not_hold, Verdict::not_comparable};
+constexpr std::array<Verdict, 5> kVerdicts = {Verdict::holds, Verdict::holds_under_conditions,
+                                              Verdict::does_not_hold, Verdict::not_comparable,
+                                              Verdict::depends_on_workload};
 
 // Claims per verdict, in kVerdicts' order.
 struct Tally {
-  std::array<std::size_t, 4> count{};
-  std::size_t total() const { return count[0] + count[1] + count[2] + count[3]; }
+  std::array<std::size_t, kVerdicts.size()> count{};
+  std::size_t total() const { return count[0] + count[1] + count[2] + count[3] + count[4]; }
   std::size_t of(Verdict v) const {
     return count[static_cast<std::size_t>(std::find(kVerdicts.begin(), kVerdicts.end(), v) -
                                           kVerdicts.begin())];
@@ -79,7 +80,9 @@ std::string seed_text(const Claim& c) {
 }
 
 std::string ours_text(const Claim& c) {
-  return c.ours ? with_unit(format_number(*c.ours), c.unit) : "—";
+  if (!c.ours) return "—";
+  if (!c.ours_ci95) return with_unit(format_number(*c.ours), c.unit);
+  return with_unit(format_number(*c.ours) + " ± " + format_number(*c.ours_ci95), c.unit);
 }
 
 std::string deviation_text(const Claim& c) {
@@ -102,7 +105,7 @@ std::vector<std::string> headline_findings(const ResultSet& results) {
   std::vector<std::string> failing_studies;
   for (const StudyResult& r : results.studies) {
     const Tally t = tally(r);
-    for (std::size_t i = 0; i < 4; ++i) all.count[i] += t.count[i];
+    for (std::size_t i = 0; i < kVerdicts.size(); ++i) all.count[i] += t.count[i];
     if (t.of(Verdict::holds) > 0) holding_studies.push_back(r.study);
     if (t.total() > 0 && t.of(Verdict::holds) + t.of(Verdict::holds_under_conditions) == 0)
       failing_studies.push_back(r.study);
@@ -116,6 +119,10 @@ std::vector<std::string> headline_findings(const ResultSet& results) {
       plural(all.of(Verdict::holds_under_conditions), "holds", "hold"),
       plural(all.of(Verdict::does_not_hold), "does not hold", "do not hold"),
       all.of(Verdict::not_comparable)));
+  if (all.of(Verdict::depends_on_workload) > 0)
+    out.push_back(fmt::format(
+        "{} on several KV workloads (study rejudge): the verdict differs between workloads.",
+        plural(all.of(Verdict::depends_on_workload), "claim re-judged", "claims re-judged")));
   for (const auto& [r, c] : largest_deviations(results, 2))
     out.push_back(
         fmt::format("Largest deviation in {}: \"{}\": the seed documents give {}, we get {} ({}).",
@@ -147,13 +154,12 @@ void summary_block(Page& p, const ResultSet& results) {
     p.raw("<p class=\"muted\">No claims in these results.</p>\n</section>\n");
     return;
   }
-  p.raw(
-      "<table class=\"tally\"><thead><tr><th>Study</th><th>holds</th><th>holds under "
-      "conditions</th><th>does not hold</th><th>not comparable</th><th>claims</th></tr>"
-      "</thead><tbody>\n");
+  p.raw("<table class=\"tally\"><thead><tr><th>Study</th>");
+  for (Verdict v : kVerdicts) p.raw("<th>{}</th>", to_string(v));
+  p.raw("<th>claims</th></tr></thead><tbody>\n");
   for (const StudyResult& r : results.studies) {
     const Tally t = tally(r);
-    for (std::size_t i = 0; i < 4; ++i) all.count[i] += t.count[i];
+    for (std::size_t i = 0; i < kVerdicts.size(); ++i) all.count[i] += t.count[i];
     p.raw("<tr><td><a href=\"#study-{}\">", r.study);
     p.text(r.title);
     p.raw("</a></td>");

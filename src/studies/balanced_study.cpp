@@ -8,6 +8,7 @@
 
 #include "lightsim/core/error.h"
 #include "lightsim/studies/runner.h"
+#include "lightsim/studies/sampled.h"
 #include "studies/compensation_common.h"
 
 namespace lightsim::studies {
@@ -45,7 +46,8 @@ namespace {
 using Seed = CompensationSeedReference;
 using BalancedRun = Run<BalancedStudySpec, Seed>;
 // Per power scale and mode (power-major, balanced first): {recall_hw, recall_e2e, mass}.
-using Sums = std::vector<std::array<double, 3>>;
+// Per (power, mode): sums of [recall_hw, recall_e2e, mass_recall, recall_hw^2].
+using Sums = std::vector<std::array<double, 4>>;
 
 void evaluate(BalancedRun& run) {
   const BalancedStudySpec& spec = run.spec;
@@ -63,7 +65,7 @@ void evaluate(BalancedRun& run) {
   std::vector<std::size_t> head_ids(heads);
   std::iota(head_ids.begin(), head_ids.end(), std::size_t{0});
   const std::vector<Sums> sums = run.map(head_ids, [&](std::size_t h) {
-    Sums s(np * 2, {0, 0, 0});
+    Sums s(np * 2, {0, 0, 0, 0});
     const HeadSetup hs =
         head_setup(setup, h, steps, spec.accelerator.device.grid.channels, ctx.seed());
     for (std::size_t p = 0; p < np; ++p)
@@ -76,6 +78,7 @@ void evaluate(BalancedRun& run) {
           x[0] += hw.recall;
           x[1] += e2e.recall;
           x[2] += e2e.mass_recall;
+          x[3] += hw.recall * hw.recall;
         });
       }
     return s;
@@ -89,10 +92,10 @@ void evaluate(BalancedRun& run) {
              {"recall_hw", ""},
              {"recall_e2e", ""},
              {"mass_recall", ""}});
-  Sums mean(np * 2, {0, 0, 0});
+  Sums mean(np * 2, {0, 0, 0, 0});
   for (std::size_t i = 0; i < np * 2; ++i) {
     for (std::size_t h = 0; h < heads; ++h)
-      for (std::size_t c = 0; c < 3; ++c) mean[i][c] += sums[h][i][c] / n;
+      for (std::size_t c = 0; c < 4; ++c) mean[i][c] += sums[h][i][c] / n;
     run.add_row("detection", {{"power_per_line_mw", line_mw * spec.power_scale[i / 2]},
                               {"mode", std::string(i % 2 == 0 ? "balanced" : "single_ended")},
                               {"recall_hw", mean[i][0]},
@@ -100,7 +103,10 @@ void evaluate(BalancedRun& run) {
                               {"mass_recall", mean[i][2]}});
   }
   const double bal = mean[0][0], se = mean[1][0];
-  const double gain = se > 0 ? (bal - se) / se : 0.0;
+  const std::size_t samples = heads * steps.size();
+  const Sampled gain = se > 0 ? relative_gain({se, ci95_from_moments(se, mean[1][3], samples)},
+                                              {bal, ci95_from_moments(bal, mean[0][3], samples)})
+                              : Sampled{};
   std::string sweep;
   for (std::size_t p = 0; p < np; ++p)
     sweep +=
@@ -108,7 +114,8 @@ void evaluate(BalancedRun& run) {
                     spec.accelerator.device.laser.power_per_line.si() * spec.power_scale[p] * 1e3,
                     mean[p * 2][0], mean[p * 2 + 1][0]);
   // The seed's gain is at its k: at another k ours is shown, not compared.
-  report::Claim& c = run.claim("balanced_recall8_gain", gain);
+  report::Claim& c = run.claim("balanced_recall8_gain", gain.value);
+  c.ours_ci95 = gain.ci95;
   const std::string other_k =
       k == static_cast<std::size_t>(run.seed.balanced_k)
           ? std::string()
@@ -130,7 +137,7 @@ void evaluate(BalancedRun& run) {
           "crosstalk) limits it, both modes converge. Balanced vs single-ended by laser power per "
           "line: {}. Recall is over {} decode steps x {} heads, so differences of a few hundredths "
           "are within the sampling noise.",
-          k, k, bal, se, 100 * gain, sweep, steps.size(), heads);
+          k, k, bal, se, 100 * gain.value, sweep, steps.size(), heads);
 
   Chart chart{.title = "Recall versus laser power per line",
               .table = "detection",

@@ -9,6 +9,7 @@
 #include "lightsim/kv/metrics.h"
 #include "lightsim/prism/scorer.h"
 #include "lightsim/studies/runner.h"
+#include "lightsim/studies/sampled.h"
 #include "support.h"
 
 namespace lightsim::studies {
@@ -114,6 +115,7 @@ void add_claims(ContextRun& run, const std::vector<Row>& rows) {
                      report::SeedValue::point(*value),
                      r ? std::optional<double>(r->prism.recall_projected.mean) : std::nullopt,
                      Comparison::absolute, spec.tolerance, cond);
+      if (r) set_ours(c, sampled(r->prism.recall_projected));
       c.explanation = r ? why : "the study's config has no such point";
     }
     const std::int64_t kmin = spec.ks.front();

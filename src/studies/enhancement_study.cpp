@@ -12,6 +12,7 @@
 #include "lightsim/prism/voting.h"
 #include "lightsim/studies/compensation.h"
 #include "lightsim/studies/runner.h"
+#include "lightsim/studies/sampled.h"
 #include "studies/compensation_common.h"
 
 namespace lightsim::studies {
@@ -86,10 +87,13 @@ std::vector<Condition> conditions(const EnhancementStudySpec& s) {
 
 struct Sums {
   double recall_hw = 0, recall_e2e = 0, mass = 0;
+  double recall_hw_sq = 0, mass_sq = 0;  // sums of squares, for the intervals
   void add(const prism::SelectionSample& hw, const prism::SelectionSample& e2e) {
     recall_hw += hw.recall;
     recall_e2e += e2e.recall;
     mass += e2e.mass_recall;
+    recall_hw_sq += hw.recall * hw.recall;
+    mass_sq += e2e.mass_recall * e2e.mass_recall;
   }
 };
 
@@ -106,8 +110,11 @@ std::string verdict_note(double ours, double seed) {
   return fmt::format("ours {:.3f} vs seed {:.3f} ({:+.3f})", ours, seed, ours - seed);
 }
 
+// mean: per condition and vote count, the means (and mean squares) over `samples` held-out
+// queries; proj_mass: held-out mass recall of [random, pca, qat], qat_mass_ci95 its interval.
 void add_claims(EnhancementRun& run, const std::vector<std::vector<Sums>>& mean,
-                const double proj_mass[3], const std::vector<std::array<double, 2>>& losses) {
+                const double proj_mass[3], double qat_mass_ci95, std::size_t samples,
+                const std::vector<std::array<double, 2>>& losses) {
   const EnhancementStudySpec& spec = run.spec;
   const Seed& seed = run.seed;
   std::size_t imax = 0;
@@ -133,7 +140,11 @@ void add_claims(EnhancementRun& run, const std::vector<std::vector<Sums>>& mean,
     if (!other_bits.empty()) c.verdict = report::Verdict::not_comparable;
     return c;
   };
-  compared(run.claim("single_evaluation_recall", single.recall_hw)).explanation =
+  const auto with_ci = [&](report::Claim& c, const Sums& m) -> report::Claim& {
+    c.ours_ci95 = ci95_from_moments(m.recall_hw, m.recall_hw_sq, samples);
+    return compared(c);
+  };
+  with_ci(run.claim("single_evaluation_recall", single.recall_hw), single).explanation =
       other_bits + no_source + truth +
       fmt::format(
           "At {} bits with the configured detection chain one evaluation "
@@ -141,7 +152,7 @@ void add_claims(EnhancementRun& run, const std::vector<std::vector<Sums>>& mean,
           "{:.3f}, the static condition (errors held over the votes) {:.3f}. {}",
           spec.weight_bits, single.recall_hw, mean[1][i1].recall_hw, mean[2][i1].recall_hw,
           verdict_note(single.recall_hw, seed.recall32_single));
-  compared(run.claim("voted_recall", voted.recall_hw)).explanation =
+  with_ci(run.claim("voted_recall", voted.recall_hw), voted).explanation =
       other_bits + no_source + truth +
       fmt::format(
           "With M = {} votes: as configured {:.3f} -> {:.3f}; noise-limited {:.3f} -> "
@@ -162,6 +173,7 @@ void add_claims(EnhancementRun& run, const std::vector<std::vector<Sums>>& mean,
                                      "quantization-aware training (straight-through estimator) "
                                      "compensates low-precision weights");
   c.ours = proj_mass[2];
+  c.ours_ci95 = qat_mass_ci95;
   const bool beats_pca = proj_mass[2] >= proj_mass[1];
   c.verdict = beats_pca ? report::Verdict::holds_under_conditions : report::Verdict::does_not_hold;
   if (beats_pca)
@@ -241,6 +253,8 @@ void evaluate(EnhancementRun& run) {
         s.recall_hw += per_head[h].votes[c * nm + m].recall_hw / n;
         s.recall_e2e += per_head[h].votes[c * nm + m].recall_e2e / n;
         s.mass += per_head[h].votes[c * nm + m].mass / n;
+        s.recall_hw_sq += per_head[h].votes[c * nm + m].recall_hw_sq / n;
+        s.mass_sq += per_head[h].votes[c * nm + m].mass_sq / n;
       }
       const prism::VotingCost vc = prism::voting_cost(cost, static_cast<int>(spec.votes[m]));
       run.add_row("voting", {{"condition", conds[c].name},
@@ -256,7 +270,8 @@ void evaluate(EnhancementRun& run) {
   run.table("projections", "Projection at equal d on held-out queries (as_configured, one vote)",
             {{"projection", ""}, {"recall_e2e", ""}, {"mass_recall", ""}, {"recall_hw", ""}});
   const char* names[3] = {"random", "pca", "qat"};
-  double proj_mass[3] = {0, 0, 0}, proj_r[3] = {0, 0, 0};
+  double proj_mass[3] = {0, 0, 0}, proj_r[3] = {0, 0, 0}, qat_mass_sq = 0;
+  for (std::size_t h = 0; h < heads; ++h) qat_mass_sq += per_head[h].projections[2].mass_sq / n;
   std::vector<std::array<double, 2>> losses;
   for (const HeadFigures& f : per_head) losses.push_back(f.loss);
   for (std::size_t i = 0; i < 3; ++i) {
@@ -271,7 +286,9 @@ void evaluate(EnhancementRun& run) {
                                 {"mass_recall", proj_mass[i]},
                                 {"recall_hw", hw}});
   }
-  add_claims(run, mean, proj_mass, losses);
+  const std::size_t samples = heads * split.test.size();
+  add_claims(run, mean, proj_mass, ci95_from_moments(proj_mass[2], qat_mass_sq, samples), samples,
+             losses);
 
   Chart votes{.title = "Recall@k versus votes (hardware-only truth)",
               .table = "voting",

@@ -17,10 +17,18 @@ std::string pct(double x) {
 
 // A Recall@32 claim judged within the spec's absolute tolerance; `conditions` when it holds.
 void judged(ImpairmentsRun& run, std::string id, std::string text, double seed,
-            std::optional<double> ours, const std::string& conditions, const std::string& why) {
+            std::optional<Sampled> ours, const std::string& conditions, const std::string& why) {
   report::Claim& c = run.judged(std::move(id), std::move(text), "", report::SeedValue::point(seed),
-                                ours, Comparison::absolute, run.spec.tolerance, conditions);
+                                ours ? std::optional<double>(ours->value) : std::nullopt,
+                                Comparison::absolute, run.spec.tolerance, conditions);
+  set_ours(c, ours);
   c.explanation = why.empty() && !ours ? "the study's config has no such point" : why;
+}
+
+// The relative Recall@32 drop from point a to point b, with its interval.
+std::optional<Sampled> drop(const std::optional<Sampled>& a, const std::optional<Sampled>& b) {
+  if (!a || !b || a->value <= 0) return std::nullopt;
+  return relative_drop(*a, *b);
 }
 
 }  // namespace
@@ -34,14 +42,13 @@ void add_claims(ImpairmentsRun& run, const Finder& f) {
       "truth in the projected space (the ideal noiseless d=" +
       std::to_string(spec.accelerator.device.grid.channels) +
       " signature's top-k), as the seed measured; every other impairment ideal";
-  const auto ideal = f.recall32("ideal", "none", 0);
   const auto ideal_full = f.recall32("ideal", "none", 0, "none", false);
   const std::string e2e =
       ideal_full ? " End to end (full-attention truth) the ideal machine reaches Recall@32 " +
                        pct(*ideal_full) + ": the d=32 projection itself loses the rest."
                  : "";
   {
-    const auto ours = f.recall32("alone", "bits", 8);
+    const auto ours = f.sampled32("alone", "bits", 8);
     judged(run, "recall32_8bit", fmt::format("Recall@32 {} with 8-bit weights", seed.recall32_8bit),
            seed.recall32_8bit, ours, cond,
            "8-bit weight DAC (with the accelerator's INL/DNL and gain error behind its "
@@ -50,7 +57,7 @@ void add_claims(ImpairmentsRun& run, const Finder& f) {
                e2e);
   }
   {
-    const auto ours = f.recall32("alone", "bits", 4);
+    const auto ours = f.sampled32("alone", "bits", 4);
     judged(run, "recall32_4bit", fmt::format("Recall@32 {} with 4-bit weights", seed.recall32_4bit),
            seed.recall32_4bit, ours, cond,
            "4-bit weight DAC alone. The quantized weight moves a signature by up to half "
@@ -59,7 +66,7 @@ void add_claims(ImpairmentsRun& run, const Finder& f) {
   }
   const double lo = seed.drift_low.si() * 1e12, hi = seed.drift_high.si() * 1e12;
   {
-    const auto ours = f.recall32("alone", "drift", lo);
+    const auto ours = f.sampled32("alone", "drift", lo);
     judged(run, "recall32_drift_low",
            fmt::format("Recall@32 {} at {} pm drift", seed.recall32_drift_low, lo),
            seed.recall32_drift_low, ours, cond,
@@ -68,7 +75,7 @@ void add_claims(ImpairmentsRun& run, const Finder& f) {
            "weight as in the seed's simulator (SPEC section 3).");
   }
   {
-    const auto ours = f.recall32("alone", "drift", hi);
+    const auto ours = f.sampled32("alone", "drift", hi);
     const auto cal = f.recall32("alone", "drift", hi, "calibration");
     judged(run, "recall32_drift_high",
            fmt::format("Recall@32 {} at {} pm drift", seed.recall32_drift_high, hi),
@@ -83,7 +90,8 @@ void add_claims(ImpairmentsRun& run, const Finder& f) {
   {
     // Crosstalk alone at the isolations whose comb fits one FSR; aliased grids are a WDM
     // planning failure, not crosstalk (table crosstalk_grid), and are left out here.
-    std::optional<double> ours;
+    std::optional<Sampled> ours;
+    const auto ideal32 = f.sampled32("ideal", "none", 0);
     std::string aliased;
     for (Decibel x : spec.axes.crosstalk) {
       ImpairmentKnobs k;
@@ -96,8 +104,8 @@ void add_claims(ImpairmentsRun& run, const Finder& f) {
                                r32 ? pct(*r32) : "-");
         continue;
       }
-      if (ideal && r32 && *ideal > 0)
-        ours = std::max(ours.value_or(-1.0), (*ideal - *r32) / *ideal);
+      const auto d = drop(ideal32, f.sampled32("alone", "crosstalk", x.si()));
+      if (d && (!ours || d->value > ours->value)) ours = d;
     }
     judged(run, "crosstalk_relative_drop",
            fmt::format("MRR crosstalk -15 to -30 dB: ~{:.3g}% relative Recall@32 drop",
@@ -115,19 +123,17 @@ void add_claims(ImpairmentsRun& run, const Finder& f) {
   {
     // NEP: its own effect is the drop from the lowest to the highest NEP (both with every
     // other detection-noise term on).
-    std::optional<double> drop;
-    if (!spec.axes.nep.empty()) {
-      const auto a = f.recall32("alone", "nep", spec.axes.nep.front().si() * 1e12);
-      const auto b = f.recall32("alone", "nep", spec.axes.nep.back().si() * 1e12);
-      if (a && b && *a > 0) drop = (*a - *b) / *a;
-    }
+    std::optional<Sampled> nep_drop;
+    if (!spec.axes.nep.empty())
+      nep_drop = drop(f.sampled32("alone", "nep", spec.axes.nep.front().si() * 1e12),
+                      f.sampled32("alone", "nep", spec.axes.nep.back().si() * 1e12));
     report::Claim& c = run.qualitative(
         "nep_drop", fmt::format("detector NEP 1-20 pW/rtHz: negligible while SNR > {:g} dB",
                                 seed.nep_snr.si()));
-    c.ours = drop;
+    set_ours(c, nep_drop);
     c.seed_value = report::SeedValue::none();
-    const bool negligible = drop && *drop <= spec.negligible_drop;
-    c.verdict = !drop        ? report::Verdict::not_comparable
+    const bool negligible = nep_drop && nep_drop->value <= spec.negligible_drop;
+    c.verdict = !nep_drop    ? report::Verdict::not_comparable
                 : negligible ? report::Verdict::holds_under_conditions
                              : report::Verdict::does_not_hold;
     c.conditions = negligible ? "every detection-noise term on at the accelerator's link budget "
@@ -139,19 +145,18 @@ void add_claims(ImpairmentsRun& run, const Finder& f) {
         spec.negligible_drop);
   }
   {
-    std::optional<double> drop;
-    if (!spec.axes.splitter_excess.empty()) {
-      const auto a = f.recall32("alone", "splitter_excess", spec.axes.splitter_excess.front().si());
-      const auto b = f.recall32("alone", "splitter_excess", spec.axes.splitter_excess.back().si());
-      if (a && b && *a > 0) drop = (*a - *b) / *a;
-    }
+    std::optional<Sampled> splitter_drop;
+    if (!spec.axes.splitter_excess.empty())
+      splitter_drop =
+          drop(f.sampled32("alone", "splitter_excess", spec.axes.splitter_excess.front().si()),
+               f.sampled32("alone", "splitter_excess", spec.axes.splitter_excess.back().si()));
     report::Claim& c =
         run.qualitative("splitter_drop", "splitter loss 0.1-0.3 dB/stage needs gain compensation");
-    c.ours = drop;
-    const bool matters = drop && *drop > spec.negligible_drop;
-    c.verdict = !drop     ? report::Verdict::not_comparable
-                : matters ? report::Verdict::holds
-                          : report::Verdict::does_not_hold;
+    set_ours(c, splitter_drop);
+    const bool matters = splitter_drop && splitter_drop->value > spec.negligible_drop;
+    c.verdict = !splitter_drop ? report::Verdict::not_comparable
+                : matters      ? report::Verdict::holds
+                               : report::Verdict::does_not_hold;
     c.explanation = fmt::format(
         "Ours: relative Recall@32 drop from the lowest to the highest excess loss (every noise "
         "term on). The splitter tree to the bank's rows has ceil(log2 rows) stages; excess loss "
@@ -223,7 +228,8 @@ void add_compensation_claims(ImpairmentsRun& run, const Finder& f) {
       judged(run, fmt::format("{}_recall32_{}", id, k.suffix),
              fmt::format("with {}, Recall@32 at {} reaches the seed's uncompensated {}", comp,
                          k.where, k.seed_value),
-             k.seed_value, with ? std::optional<double>(with->recall_projected.mean) : std::nullopt,
+             k.seed_value,
+             with ? std::optional<Sampled>(sampled(with->recall_projected)) : std::nullopt,
              "truth in the projected space, as the seed measured", text);
     }
   }

@@ -10,6 +10,7 @@
 #include "lightsim/kv/metrics.h"
 #include "lightsim/studies/impairments.h"
 #include "lightsim/studies/runner.h"
+#include "lightsim/studies/sampled.h"
 
 namespace lightsim::studies::impairments_detail {
 
@@ -47,6 +48,13 @@ struct Finder {
     const kv::KMetrics* m = at(scenario, axis, value, comp);
     if (m == nullptr) return std::nullopt;
     return projected ? m->recall_projected.mean : m->recall.mean;
+  }
+  // The same with its 95% interval.
+  std::optional<Sampled> sampled32(const std::string& scenario, const std::string& axis,
+                                   double value, const std::string& comp = "none") const {
+    const kv::KMetrics* m = at(scenario, axis, value, comp);
+    if (m == nullptr) return std::nullopt;
+    return sampled(m->recall_projected);
   }
 };
 

@@ -10,6 +10,7 @@
 #include "lightsim/studies/needle.h"
 #include "lightsim/studies/serve_prism.h"
 #include "lightsim/studies/serving.h"
+#include "lightsim/studies/rejudge.h"
 #include "lightsim/studies/study.h"
 #include "lightsim/studies/system.h"
 
@@ -42,6 +43,7 @@ void register_all(Registry& registry) {
   add_energy_study(registry);
   add_serve_prism_study(registry);
   add_serving_study(registry);
+  add_rejudge_study(registry);  // runs the retrieval studies above on each KV profile
 }
 
 }  // namespace lightsim::studies

@@ -153,5 +153,37 @@ class NeedleStudy(RetrievalStudy):
         self.assertEqual(len({r["kv_head"] for r in rows(res, "heads")}), 4)
 
 
+class KvProfile(CliTest):
+    """A Prism study runs on a named KV profile through its `workload.preset` key."""
+
+    def needle(self, name, *sets):
+        out = self.tmp / name
+        args = ["study", "run", "needle", "--quick", "--out", out, "--quiet",
+                "--set", "workload.steps=1"]
+        for s in sets:
+            args += ["--set", s]
+        self.assertExit(run(*args, timeout=300), 0)
+        return (out / "needle.json").read_text()
+
+    def test_profile_reaches_the_generator(self):
+        # ~1 s: three one-step quick needle runs.
+        today = self.needle("today")
+        self.assertEqual(self.needle("plain", "workload.preset=qwen2.5-7b"), today)
+        other = json.loads(self.needle("llama", "workload.preset=llama-3-8b-layered"))
+        # Llama-3-8B has 8 KV heads (the Qwen preset 4), and its hit rates differ.
+        self.assertEqual(len({r["kv_head"] for r in rows(other, "heads")}), 8)
+        self.assertNotEqual(rows(other, "depths"), rows(json.loads(today), "depths"))
+        for c in other["claims"]:
+            self.assertGreaterEqual(c["ours_ci95"], 0.0)
+
+    def test_unknown_profile_exits_2_naming_it(self):
+        r = run("study", "run", "needle", "--quick", "--out", self.tmp / "x", "--quiet",
+                "--set", "workload.preset=no-such-profile")
+        self.assertInputError(r, "workload.preset", "no-such-profile")
+        r = run("study", "run", "rejudge", "--quick", "--out", self.tmp / "y", "--quiet",
+                "--set", "profiles=[qwen2.5-7b-layered, no-such-profile]")
+        self.assertInputError(r, "profiles[1]", "no-such-profile")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -37,9 +37,18 @@ inline constexpr int kResultSchemaVersion = 1;
 inline constexpr std::string_view kResultKind = "study_result";
 
 // How our figure compares with the seed's claim.
-enum class Verdict { holds, holds_under_conditions, does_not_hold, not_comparable };
+// depends_on_workload: the claim was judged on several workloads (KV profiles) and its verdict
+// differs between them (the `rejudge` study, docs/studies.md); the explanation gives each.
+enum class Verdict {
+  holds,
+  holds_under_conditions,
+  does_not_hold,
+  not_comparable,
+  depends_on_workload
+};
 
-// "holds", "holds under conditions", "does not hold", "not comparable".
+// "holds", "holds under conditions", "does not hold", "not comparable", "depends on the
+// workload".
 std::string_view to_string(Verdict verdict);
 
 // The seed document's figure for a claim: none (qualitative claim, or the seed gives no
@@ -69,6 +78,9 @@ struct Claim {
   std::string unit;            // unit of seed_value and ours ("" when dimensionless)
   SeedValue seed_value;        // the seed's figure (or none)
   std::optional<double> ours;  // our figure; empty when the study cannot produce one
+  // 95% half-width of `ours` when it is a sampled estimate (same unit); empty otherwise. Written
+  // to JSON as `ours_ci95` only when set.
+  std::optional<double> ours_ci95;
   Verdict verdict = Verdict::not_comparable;
   std::string conditions;   // required (non-empty) for Verdict::holds_under_conditions
   std::string explanation;  // why the verdict: what differs and why; may be empty for holds

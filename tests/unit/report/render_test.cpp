@@ -109,10 +109,14 @@ TEST(Render, SummaryBlockComesFirstWithTallyFindingsContentsAndSeedDefined) {
   EXPECT_LT(summary, contents);
   EXPECT_LT(contents, claims);
   EXPECT_LT(claims, first_study);
-  // Tally: fixtures hold 2 holds, 1 under conditions, 1 does not hold, 1 not comparable.
+  // Tally: fixtures hold 2 holds, 1 under conditions, 1 does not hold, 1 not comparable, none
+  // that depends on the workload; one header cell per verdict.
   EXPECT_THAT(html, HasSubstr("<tfoot><tr><th>all studies</th><th class=\"num\">2</th><th "
                               "class=\"num\">1</th><th class=\"num\">1</th><th "
-                              "class=\"num\">1</th><th class=\"num\">5</th></tr></tfoot>"));
+                              "class=\"num\">1</th><th class=\"num\">0</th><th "
+                              "class=\"num\">5</th></tr></tfoot>"));
+  EXPECT_THAT(html, HasSubstr("<th>not comparable</th><th>depends on the workload</th>"
+                              "<th>claims</th></tr></thead>"));
   EXPECT_THAT(html, HasSubstr("<li>Of 5 claims from the seed documents, 2 hold as stated, 1 "
                               "holds only under stated conditions, 1 does not hold and 1 cannot "
                               "be judged"));
@@ -140,6 +144,21 @@ TEST(Render, ClaimsAreGroupedByStudyWithFourSignificantDigits) {
   EXPECT_THAT(claims, HasSubstr(">0.4521 tokens<"));
   EXPECT_THAT(claims, HasSubstr(">1048576 tokens<"));
   EXPECT_THAT(html, Not(HasSubstr("0.452148")));
+}
+
+TEST(Render, SampledFiguresShowTheirIntervalAndTheWorkloadVerdictItsColour) {
+  ResultSet set;
+  set.studies.push_back(hostile());
+  Claim& c = set.studies[0].claims[0];
+  c.ours = 0.4521;
+  c.ours_ci95 = 0.0153;
+  c.verdict = Verdict::depends_on_workload;
+  c.explanation = "holds on one profile, not on the other";
+  const std::string html = render_html(set, fake_libraries());
+  EXPECT_THAT(html, HasSubstr(">0.4521 ± 0.0153<"));
+  EXPECT_THAT(html, HasSubstr("class=\"verdict verdict-depends-on-the-workload\">depends on the "
+                              "workload<"));
+  EXPECT_THAT(html, HasSubstr(".verdict-depends-on-the-workload {"));
 }
 
 // A study whose chart plots `y` over a table with the given y values and `series` labels.

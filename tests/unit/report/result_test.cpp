@@ -75,6 +75,25 @@ TEST(Result, JsonRoundTripKeepsEverything) {
   EXPECT_TRUE(std::holds_alternative<double>(back.tables[0].table.rows()[0][1]));
 }
 
+TEST(Result, IntervalOfOursIsWrittenOnlyWhenSetAndRoundTrips) {
+  StudyResult r = sample();
+  EXPECT_FALSE(to_json(r)["claims"][0].contains("ours_ci95"));
+  r.claims[0].ours_ci95 = 0.5;
+  r.claims[0].verdict = Verdict::depends_on_workload;
+  r.claims[0].explanation = "holds on one profile, not on the other";
+  const Json doc = to_json(r);
+  EXPECT_EQ(doc["claims"][0]["ours_ci95"].get<double>(), 0.5);
+  EXPECT_EQ(doc["claims"][0]["verdict"], "depends on the workload");
+  const StudyResult back = result_from_json(doc, "x.json");
+  EXPECT_EQ(back.claims[0].ours_ci95, 0.5);
+  EXPECT_EQ(back.claims[0].verdict, Verdict::depends_on_workload);
+  r.claims[0].ours_ci95 = -1.0;
+  EXPECT_THROW(validate(r, "x.json"), DataFormatError);
+  r.claims[0].ours_ci95 = 0.5;
+  r.claims[0].explanation.clear();
+  EXPECT_THROW(validate(r, "x.json"), DataFormatError);  // the verdict must be explained
+}
+
 TEST(Result, SeedValueFormsRoundTrip) {
   StudyResult r = sample();
   r.claims[0].seed_value = SeedValue::range(1.0, 2.0);

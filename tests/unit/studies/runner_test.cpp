@@ -2,11 +2,14 @@
 // header and the references read without the study's --set assignments, the parallel map.
 #include "lightsim/studies/runner.h"
 
+#include <cmath>
 #include <fstream>
 
 #include <gtest/gtest.h>
 
 #include "lightsim/core/json.h"
+#include "lightsim/studies/rejudge.h"
+#include "lightsim/studies/sampled.h"
 #include "scratch_dir.h"
 
 namespace lightsim::studies {
@@ -45,6 +48,34 @@ TEST(Judge, RangesAndMissingFigures) {
             Verdict::not_comparable);
   EXPECT_EQ(judge(SeedValue::none(), 1.0, Comparison::relative, 0.1), Verdict::not_comparable);
   EXPECT_THROW((void)judge(seed, 1.0, Comparison::relative, -0.1), InternalError);
+}
+
+TEST(AcrossWorkloads, AVerdictThatFlipsBetweenProfilesDependsOnTheWorkload) {
+  // Hand-made verdicts of one claim on two profiles.
+  EXPECT_EQ(across_workloads({Verdict::holds, Verdict::does_not_hold}),
+            Verdict::depends_on_workload);
+  EXPECT_EQ(across_workloads({Verdict::does_not_hold, Verdict::not_comparable}),
+            Verdict::depends_on_workload);
+  EXPECT_EQ(across_workloads({Verdict::does_not_hold, Verdict::does_not_hold}),
+            Verdict::does_not_hold);
+  EXPECT_EQ(across_workloads({Verdict::holds}), Verdict::holds);
+  // Holding as stated on one profile and under conditions on another still holds.
+  EXPECT_EQ(across_workloads({Verdict::holds, Verdict::holds_under_conditions}),
+            Verdict::holds_under_conditions);
+  EXPECT_EQ(report::to_string(Verdict::depends_on_workload), "depends on the workload");
+  EXPECT_THROW((void)across_workloads({}), InternalError);
+}
+
+TEST(Sampled, IntervalsOfMeansAndRelativeChanges) {
+  // Samples {0, 1, 1, 0}: mean 0.5, E[x^2] 0.5, s^2 = 1/3: 1.96 sqrt(1/12).
+  EXPECT_NEAR(ci95_from_moments(0.5, 0.5, 4), 1.96 * std::sqrt(1.0 / 12.0), 1e-12);
+  EXPECT_EQ(ci95_from_moments(0.5, 0.5, 1), 0.0);
+  const Sampled drop = relative_drop({0.8, 0.02}, {0.6, 0.03});
+  EXPECT_DOUBLE_EQ(drop.value, (0.8 - 0.6) / 0.8);
+  EXPECT_NEAR(drop.ci95, std::sqrt(0.03 * 0.03 + 0.75 * 0.75 * 0.02 * 0.02) / 0.8, 1e-12);
+  const Sampled gain = relative_gain({0.05, 0.01}, {0.1, 0.01});
+  EXPECT_DOUBLE_EQ(gain.value, (0.1 - 0.05) / 0.05);
+  EXPECT_NEAR(gain.ci95, std::sqrt(0.01 * 0.01 + 4.0 * 0.01 * 0.01) / 0.05, 1e-12);
 }
 
 TEST(TableByName, RowsAreFilledByColumnName) {
