@@ -364,7 +364,6 @@ void add_collective_validation(PrefillRun& run) {
 }
 
 void evaluate(PrefillRun& run) {
-  ProgressTask progress = run.ctx.progress().start("prefill", run.spec.scenarios.size());
   const std::vector<prefill::ScenarioStudy> all =
       run.map(run.spec.scenarios, [&](const std::string& name) {
         prefill::ScenarioSpec s = prefill::load_scenario(name, run.presets);
@@ -373,11 +372,8 @@ void evaluate(PrefillRun& run) {
         const model::Transformer m = prefill::load_model(s.model, run.presets);
         std::vector<fabric::Topology> tops;
         for (const auto& f : s.fabrics) tops.push_back(prefill::scenario_topology(f));
-        prefill::ScenarioStudy study = prefill::run_study(s, m, tops);
-        progress.advance();
-        return study;
+        return prefill::run_study(s, m, tops);
       });
-  progress.finish();
   for (const auto& c : prefill::compare_with_seed(all, run.seed)) add_claim(run, c);
   add_tables(run, all);
   add_validation(run);
