@@ -51,6 +51,12 @@ struct ProgressTask::State {
                                                   : Clock::duration(options.plain_interval);
   }
 
+  // The terminal's width when the line goes to std::cerr; another stream's is unknown (no
+  // limit).
+  std::size_t line_width() const {
+    return options.out == &std::cerr ? detail::terminal_width() : 0;
+  }
+
   // Call with `mutex` held.
   void render(Clock::time_point now, bool final) {
     const std::uint64_t n = done.load(std::memory_order_relaxed);
@@ -84,14 +90,17 @@ struct ProgressTask::State {
       if (known) line += fmt::format(" ({}%)", pct);
       line += fmt::format(" {}{}{}\n", speed, tail.empty() ? "" : " ", tail);
     }
-    // Through the stream's status line, so that log lines are written above a terminal line.
+    // Through the stream's status line, so that log lines are written above a terminal line
+    // and a task started inside another shares the line with it (status_line.h).
     StatusLine& status = StatusLine::of(options.out);
     if (options.mode != ProgressMode::terminal)
       status.write_above(*options.out, line);
     else if (final)
-      status.finish(*options.out, line);
+      status.finish(*options.out, this, line);
     else
-      status.draw(*options.out, line);
+      status.draw(*options.out, this,
+                  {line, fmt::format("{} {}{}{}", label, count, tail.empty() ? "" : " ", tail)},
+                  line_width());
   }
 };
 
@@ -127,7 +136,7 @@ ProgressTask::~ProgressTask() {
   if (s.finished) return;
   s.finished = true;
   if (s.options.mode == ProgressMode::terminal)
-    StatusLine::of(s.options.out).end_line(*s.options.out);
+    StatusLine::of(s.options.out).end_line(*s.options.out, &s);
 }
 
 std::uint64_t ProgressTask::done() const {

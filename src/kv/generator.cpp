@@ -4,11 +4,14 @@
 #include <Eigen/Dense>
 #include <cmath>
 #include <numbers>
+#include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "lightsim/core/error.h"
 #include "lightsim/core/memory_budget.h"
+#include "lightsim/core/progress.h"
 
 namespace lightsim::kv {
 
@@ -168,7 +171,8 @@ void require_generator_memory(const KvGeneratorSpec& spec, std::uint64_t memory_
                              g.layers, g.kv_heads, g.tokens, g.head_dim));
 }
 
-KvCache generate_kv_cache(const KvGeneratorSpec& spec, Context& ctx) {
+KvCache generate_kv_cache(const KvGeneratorSpec& spec, Context& ctx,
+                          std::string_view progress_label) {
   require_generator_memory(spec, ctx.memory_budget());
   KvGeneratorSpec sp = spec;
   sp.rope_base = effective_rope_base(spec);
@@ -194,6 +198,9 @@ KvCache generate_kv_cache(const KvGeneratorSpec& spec, Context& ctx) {
   const auto dim = static_cast<Eigen::Index>(g.head_dim);
   const auto r = static_cast<Eigen::Index>(sp.key_rank);
   const std::vector<double> thetas = rope_thetas(g.head_dim, sp.rope_base);
+  std::optional<ProgressTask> progress;
+  if (!progress_label.empty())
+    progress.emplace(ctx.progress().start(std::string(progress_label), g.layers * g.kv_heads));
   parallel_for(
       ctx, g.layers * g.kv_heads,
       [&](std::size_t index) {
@@ -292,8 +299,10 @@ KvCache generate_kv_cache(const KvGeneratorSpec& spec, Context& ctx) {
             apply_rope(qs, g.head_dim, static_cast<double>(g.tokens + s), sp.rope_base);
           }
         }
+        if (progress) progress->advance();
       },
       1);
+  if (progress) progress->finish();
   return cache;
 }
 

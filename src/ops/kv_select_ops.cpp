@@ -104,7 +104,7 @@ KvGenerated evaluate_generate(const KvGenerateRequest& q, Env& env) {
                     "kv generate writes a cache folder: give an output folder (--out)");
   env.inputs_read();
   prepare_output_dir(env.out);  // fail before generating when the folder is unusable
-  const kv::KvCache cache = kv::generate_kv_cache(spec, env.ctx);
+  const kv::KvCache cache = kv::generate_kv_cache(spec, env.ctx, "kv generate: layer x KV head");
   kv::write_kv_cache(env.out, cache);
   return {env.out, cache.geometry(), env.ctx.seed()};
 }

@@ -5,7 +5,10 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "lightsim/core/error.h"
+#include "lightsim/core/progress.h"
 #include "lightsim/kv/metrics.h"
 #include "lightsim/prism/scorer.h"
 #include "lightsim/studies/runner.h"
@@ -145,12 +148,14 @@ void evaluate(ContextRun& run) {
   Context& ctx = run.ctx;
   const auto d = static_cast<std::size_t>(spec.accelerator.device.grid.channels);
   std::vector<Row> rows;
+  ProgressTask progress = ctx.progress().start("context: contexts", spec.contexts.size());
   for (std::int64_t tokens : spec.contexts) {
     ctx.throw_if_cancelled("context");
     kv::KvGeneratorSpec w = spec.workload;
     w.tokens = tokens;
     ctx.log().info("context: {} tokens", tokens);
-    const kv::KvCache cache = kv::generate_kv_cache(w, ctx);
+    const kv::KvCache cache =
+        kv::generate_kv_cache(w, ctx, fmt::format("context {}: generate", tokens));
     // Every block size in one evaluation: the PCA and the exact attention once per context.
     std::vector<kv::BlockOptions> blocks;
     for (std::int64_t block : spec.block_tokens)
@@ -160,12 +165,15 @@ void evaluate(ContextRun& run) {
     kv::EvalOptions o =
         support::retrieval_options(spec.ks, spec.block_tokens.front(), spec.projection, d);
     o.reference = 0;
+    o.progress_label = fmt::format("context {}: layer x KV head", tokens);
     const std::vector<kv::EvalReport> reps = kv::evaluate(cache, setups, o, blocks, ctx);
     for (std::size_t bi = 0; bi < blocks.size(); ++bi)
       for (std::size_t ki = 0; ki < spec.ks.size(); ++ki)
         rows.push_back({tokens, spec.block_tokens[bi], reps[bi].candidates,
                         reps[bi].scorers[1].per_k[ki], reps[bi].scorers[0].per_k[ki]});
+    progress.advance();
   }
+  progress.finish();
 
   run.table("contexts", "Retrieval per context, block size, scorer and k",
             {{"tokens", "tokens"},

@@ -159,6 +159,7 @@ void evaluate(ImpairmentsRun& run) {
   kv::EvalOptions ro = support::retrieval_options(spec.ks, spec.block_tokens, spec.projection, d);
   ro.reference = 0;
   ro.shared_projection.reset();  // fitted here: the QAT setups get their own projections
+  ro.progress_label = "impairments: layer x KV head";
 
   // The cache; with QAT, qat_train_steps more decode steps that only train (qat.h).
   const bool any_qat =
@@ -166,7 +167,7 @@ void evaluate(ImpairmentsRun& run) {
   kv::KvGeneratorSpec workload = spec.workload;
   if (any_qat) workload.steps += spec.qat_train_steps;
   ctx.log().info("impairments: generating the {}-token cache", workload.tokens);
-  kv::KvCache generated = kv::generate_kv_cache(workload, ctx);
+  kv::KvCache generated = kv::generate_kv_cache(workload, ctx, "impairments: generate");
   ctx.throw_if_cancelled("impairments");
   QatTrainingSplit split;
   if (any_qat)

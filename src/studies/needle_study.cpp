@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "lightsim/core/error.h"
 #include "lightsim/kv/metrics.h"
 #include "lightsim/prism/scorer.h"
@@ -88,11 +90,12 @@ void evaluate(NeedleRun& run) {
     kv::KvGeneratorSpec w = spec.workload;
     w.tokens = tokens;
     ctx.log().info("needle: {} tokens", tokens);
-    const kv::KvCache cache = kv::generate_kv_cache(w, ctx);
+    const kv::KvCache cache =
+        kv::generate_kv_cache(w, ctx, fmt::format("needle {}: generate", tokens));
     const std::vector<kv::ScorerSetup> setups{support::prism_setup("prism", spec.accelerator, d),
                                               support::signature_setup("signature_ideal", d)};
-    const kv::EvalOptions o =
-        support::retrieval_options(spec.ks, spec.block_tokens, spec.projection, d);
+    kv::EvalOptions o = support::retrieval_options(spec.ks, spec.block_tokens, spec.projection, d);
+    o.progress_label = fmt::format("needle {}: layer x KV head", tokens);
     const kv::EvalReport rep = kv::evaluate(cache, setups, o, ctx);
     for (std::size_t i = 0; i < setups.size(); ++i)
       for (const kv::KMetrics& m : rep.scorers[i].per_k)

@@ -411,8 +411,7 @@ void add_collective_validation(PrefillRun& run) {
 
 // Every scenario of the study on all its fabrics, with assumption `assumption` applied
 // (prefill/sensitivity.h; "as_modelled" changes nothing).
-std::vector<prefill::ScenarioStudy> run_scenarios(PrefillRun& run, std::string_view assumption,
-                                                  ProgressTask& progress) {
+std::vector<prefill::ScenarioStudy> run_scenarios(PrefillRun& run, std::string_view assumption) {
   return run.map(run.spec.scenarios, [&](const std::string& name) {
     prefill::ScenarioSpec s = prefill::load_scenario(name, run.presets);
     if (!run.spec.gpu_counts.empty()) s.gpu_counts = run.spec.gpu_counts;
@@ -421,9 +420,7 @@ std::vector<prefill::ScenarioStudy> run_scenarios(PrefillRun& run, std::string_v
     std::vector<fabric::Topology> tops;
     for (const auto& f : s.fabrics) tops.push_back(prefill::scenario_topology(f));
     prefill::apply_assumption(assumption, s, tops);
-    prefill::ScenarioStudy study = prefill::run_study(s, m, tops);
-    progress.advance();
-    return study;
+    return prefill::run_study(s, m, tops);
   });
 }
 
@@ -460,8 +457,8 @@ void add_sensitivity(PrefillRun& run, const std::vector<prefill::FigureCompariso
   std::vector<std::string> names{"as_modelled"};
   names.insert(names.end(), run.spec.sensitivity.begin(), run.spec.sensitivity.end());
   std::vector<std::string> moved(modelled.size());
-  ProgressTask progress = run.ctx.progress().start(
-      "prefill sensitivity", run.spec.sensitivity.size() * run.spec.scenarios.size());
+  ProgressTask progress =
+      run.ctx.progress().start("prefill sensitivity: assumptions", run.spec.sensitivity.size());
   for (const std::string& name : names) {
     run.ctx.throw_if_cancelled(fmt::format("prefill study (before assumption '{}')", name));
     std::vector<prefill::FigureComparison> changed;
@@ -471,7 +468,8 @@ void add_sensitivity(PrefillRun& run, const std::vector<prefill::FigureCompariso
       prefill::ScenarioSpec probe;  // checks the name before any scenario runs
       std::vector<fabric::Topology> none;
       prefill::apply_assumption(name, probe, none);
-      changed = prefill::compare_with_seed(run_scenarios(run, name, progress), run.seed);
+      changed = prefill::compare_with_seed(run_scenarios(run, name), run.seed);
+      progress.advance();
     }
     for (std::size_t i = 0; i < changed.size() && i < modelled.size(); ++i) {
       const prefill::FigureComparison& f = changed[i];
@@ -502,9 +500,7 @@ void add_sensitivity(PrefillRun& run, const std::vector<prefill::FigureCompariso
 }
 
 void evaluate(PrefillRun& run) {
-  ProgressTask progress = run.ctx.progress().start("prefill", run.spec.scenarios.size());
-  const std::vector<prefill::ScenarioStudy> all = run_scenarios(run, "as_modelled", progress);
-  progress.finish();
+  const std::vector<prefill::ScenarioStudy> all = run_scenarios(run, "as_modelled");
   const std::vector<prefill::FigureComparison> modelled = prefill::compare_with_seed(all, run.seed);
   for (const auto& c : modelled) add_claim(run, c);
   add_tables(run, all);

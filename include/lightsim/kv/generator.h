@@ -123,8 +123,10 @@ void require_generator_memory(const KvGeneratorSpec& spec, std::uint64_t memory_
 double effective_rope_base(const KvGeneratorSpec& spec);
 
 // Generates the cache described by `spec` (geometry validated here too; memory checked
-// against ctx.memory_budget()).
-KvCache generate_kv_cache(const KvGeneratorSpec& spec, Context& ctx);
+// against ctx.memory_budget()). With a `progress_label`, the progress per (layer, KV head) is
+// reported under it (a command's or a study's own cache; not a cache a search draws many times).
+KvCache generate_kv_cache(const KvGeneratorSpec& spec, Context& ctx,
+                          std::string_view progress_label = {});
 
 // Half-split RoPE in place on one vector of even length D at position `pos` (inverse when
 // `inverse`): (x_i, x_{i+D/2}) rotated by pos * base^(-2i/D). Angles in double.

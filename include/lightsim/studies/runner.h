@@ -21,6 +21,7 @@
 #include "lightsim/core/config.h"
 #include "lightsim/core/context.h"
 #include "lightsim/core/error.h"
+#include "lightsim/core/progress.h"
 #include "lightsim/report/result.h"
 #include "lightsim/studies/chart.h"
 #include "lightsim/studies/definition.h"
@@ -81,18 +82,22 @@ class RunBase {
 
   // f(item) for every item of `grid`, in parallel (one work item each); results in grid
   // order. f must draw random numbers only from ctx.stream(...) keyed by the item, so the
-  // results are identical for any thread count. Cancellation is polled before each item.
+  // results are identical for any thread count. Cancellation is polled before each item, and
+  // the progress (labelled with the study's name) advances after each.
   template <class T, class F>
   auto map(const std::vector<T>& grid, F&& f) {
     using R = std::decay_t<std::invoke_result_t<F&, const T&>>;
     std::vector<std::optional<R>> slots(grid.size());
+    ProgressTask progress = ctx.progress().start(result_->study, grid.size());
     parallel_for(
         ctx, grid.size(),
         [&](std::size_t i) {
           ctx.throw_if_cancelled(result_->study + " study");
           slots[i].emplace(f(grid[i]));
+          progress.advance();
         },
         1);
+    progress.finish();
     std::vector<R> out;
     out.reserve(slots.size());
     for (auto& s : slots) out.push_back(std::move(*s));

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <iostream>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -102,6 +104,68 @@ TEST(Progress, LogLinesAreWrittenAboveTheTerminalLineNotIntoIt) {
             "\rsolve [##########] 100% 100/100 100/s in 1s \n");
   log.info("after");
   EXPECT_EQ(f.take(), "[info] after\n");
+}
+
+// A task started inside a live one (a study inside `reproduce`) shares its line instead of
+// drawing over it; when it finishes, the outer task's line is drawn alone again.
+TEST(Progress, ATaskInsideALiveTaskSharesItsLine) {
+  Fixture f;
+  Progress p = f.make(ProgressMode::terminal);
+  auto outer = p.start("reproduce", 2);
+  const std::string outer0 = "reproduce [----------]   0% 0/2 0.0/s ETA ?";
+  EXPECT_EQ(f.take(), std::string("\r").append(outer0));
+  const std::string both0 = outer0 + " | context [----------]   0% 0/4 0.0/s ETA ?";
+  {
+    auto inner = p.start("context", 4);
+    EXPECT_EQ(f.take(), std::string("\r").append(both0));
+    f.now += 1s;
+    inner.advance(4);
+    const std::string both1 = outer0 + " | context [##########] 100% 4/4 4.0/s ETA 0s";
+    EXPECT_EQ(f.take(), std::string("\r").append(both1));
+    inner.finish();  // the inner task's final line is dropped: the outer one reports the run
+    EXPECT_EQ(f.take(), std::string("\r").append(outer0).append(both1.size() - outer0.size(), ' '));
+  }
+  outer.advance(2);
+  outer.finish();
+  EXPECT_EQ(f.take(),
+            "\rreproduce [##########] 100% 2/2 2.0/s ETA 0s"
+            "\rreproduce [##########] 100% 2/2 2.0/s in 1s \n");
+}
+
+// Too wide for the terminal ($COLUMNS, read for std::cerr only, less one column): the outer
+// tasks shrink to "label n/total ETA", then the inner one too (then the line is cut).
+TEST(Progress, ASharedLineTooWideShowsTheOuterTasksCompactly) {
+  Fixture f;
+  std::streambuf* cerr_buffer = std::cerr.rdbuf(f.out.rdbuf());
+  const char* columns = std::getenv("COLUMNS");
+  const std::string saved = columns ? columns : "";
+  {
+    Progress::Options o;
+    o.mode = ProgressMode::terminal;
+    o.out = &std::cerr;
+    o.clock = [&f] { return f.now; };
+    o.bar_width = 10;
+    Progress p(o);
+    auto outer = p.start("reproduce", 2);
+    f.take();
+    ::setenv("COLUMNS", "70", 1);
+    auto inner = p.start("context", 4);
+    const std::string parents_compact =
+        "reproduce 0/2 ETA ? | context [----------]   0% 0/4 0.0/s ETA ?";  // 63 columns
+    EXPECT_EQ(f.take(), std::string("\r").append(parents_compact));
+    ::setenv("COLUMNS", "60", 1);  // too narrow for that: every task compact
+    f.now += 1s;
+    inner.advance(1);
+    const std::string all_compact = "reproduce 0/2 ETA ? | context 1/4 ETA 3s";
+    EXPECT_EQ(f.take(), std::string("\r")
+                            .append(all_compact)
+                            .append(parents_compact.size() - all_compact.size(), ' '));
+  }
+  if (columns)
+    ::setenv("COLUMNS", saved.c_str(), 1);
+  else
+    ::unsetenv("COLUMNS");
+  std::cerr.rdbuf(cerr_buffer);
 }
 
 // A task that an exception ends prints no "done" line: plain mode prints nothing more, a
