@@ -227,7 +227,9 @@ void add_validation_breakdown(PrefillRun& run,
             "Our latency of each validation row by component, and its gap to the measurement",
             {{"id", ""}, {"kind", ""}, {"component", ""}, {"time", "ms"}, {"share", ""}});
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    const auto& [id, r] = rows[i];
+    // Named references, not a structured binding: clang 14 cannot capture a binding.
+    const std::string& id = rows[i].first;
+    const prefill::Result& r = rows[i].second;
     const auto part = [&](const char* kind, std::string_view component, double seconds) {
       run.add_row("validation_breakdown", {{"id", id},
                                            {"kind", std::string(kind)},
