@@ -87,7 +87,6 @@ Json store_header(const SweepSpec& spec, const std::string& spec_text, const Tar
 
 void check_points(const SweepSpec& spec, const std::filesystem::path& spec_file,
                   const Target& target, const std::vector<Point>& points, Context& ctx) {
-  ctx.log().info("sweep {}: checking {} points", spec.name, points.size());
   for (const Point& p : points) {
     ctx.throw_if_cancelled(fmt::format("sweep '{}' (checking point {} of {}; nothing was run)",
                                        spec.name, p.index, points.size()));

@@ -474,6 +474,13 @@ CLI_CASES = [
      {"s.yaml": sub(SWEEP.format(name="g"), "[4, 5]", "[4, -5]")}, ["s.yaml", "point 1"]),
     ("sweep empty grid values", ["sweep", "{tmp}/s.yaml"],
      {"s.yaml": sub(SWEEP.format(name="g"), "[4, 5]", "[]")}, ["values"]),
+    # 5 axes x 100 values: 10^10 points were allocated (std::bad_alloc, exit 1).
+    ("sweep grid of too many points", ["sweep", "{tmp}/s.yaml"],
+     {"s.yaml": SWEEP.format(name="g").split("grid:")[0] + "grid:\n" + "".join(
+         f"  - key: {key}\n    values: [{', '.join(['4'] * 100)}]\n"
+         for key in ("programming.weight_bits", "electronics.rows_per_adc", "device.bank.rows",
+                     "logical_rows", "electronics.pipelined"))},
+     ["s.yaml", "grid", "more than 10000000 points"]),
     ("sweep bad request key", ["sweep", "{tmp}/s.yaml"],
      {"s.yaml": sub(SWEEP.format(name="g"), "drift_duration: 10 ms", "drift_durration: 10 ms")},
      ["drift_durration"]),

@@ -75,10 +75,9 @@ Json store_header(const SweepSpec& spec, const std::string& spec_text, const Tar
                   std::size_t points, std::uint64_t seed, const Shard& shard = {});
 
 // Checks every point before any runs (Target::check: the request and every config the point
-// reads, --set applied), logging "sweep NAME: checking N points" first and polling ctx's
-// cancellation at every point: a 100k-point sweep checks for tens of seconds, and SIGINT/
-// SIGTERM end it with Interrupted within a point. The first bad point is a ConfigError naming
-// `spec_file`, the point's index and its assignments.
+// reads, --set applied), polling ctx's cancellation at every point: a 100k-point sweep checks for
+// tens of seconds, and SIGINT/ SIGTERM end it with Interrupted within a point. The first bad point
+// is a ConfigError naming `spec_file`, the point's index and its assignments.
 void check_points(const SweepSpec& spec, const std::filesystem::path& spec_file,
                   const Target& target, const std::vector<Point>& points, Context& ctx);
 
