@@ -5,6 +5,7 @@
 
 #include "bindings.h"
 #include "lightsim/core/config_files.h"
+#include "lightsim/core/config_roots.h"
 #include "lightsim/core/data_dir.h"
 
 namespace lightsim::python {
@@ -31,9 +32,10 @@ config::LoadOptions load_options(const py::object& set, const py::object& config
   config::LoadOptions o;
   if (!config_path.is_none()) {
     if (py::isinstance<py::list>(config_path) || py::isinstance<py::tuple>(config_path)) {
-      for (const auto& root : config_path) o.config_roots.push_back(to_path(root));
+      for (const auto& root : config_path)
+        o.config_roots.push_back(config::require_config_root(to_path(root), "config_path"));
     } else {
-      o.config_roots.push_back(to_path(config_path));
+      o.config_roots.push_back(config::require_config_root(to_path(config_path), "config_path"));
     }
   }
   o.config_roots.push_back(data_configs_dir());
@@ -67,8 +69,8 @@ config::Node load_document(const py::object& source, const std::string& kind,
   } else {
     std::filesystem::path file = to_path(source);
     // A bare NAME of a kind with presets: <root>/<preset_dir>/NAME.yaml, first root that has it.
-    if (!kind.empty() && !std::filesystem::exists(file) && !file.has_parent_path() &&
-        !file.has_extension() && !registry.spec(kind).preset_dir.empty()) {
+    if (!kind.empty() && !std::filesystem::exists(file) &&
+        !config::looks_like_path(file.string()) && !registry.spec(kind).preset_dir.empty()) {
       file = config::find_named(file.string(), registry.spec(kind).preset_dir, load, kind);
     }
     doc = config::load_document(file);

@@ -78,6 +78,7 @@ kv::KvCache obtain_cache(const py::object& source, const Registry& registry,
   const config::Node doc =
       load_document(source, std::string(kv::KvGeneratorSpec::kind), registry, load);
   const auto spec = config::read_spec<kv::KvGeneratorSpec>(doc, load);
+  kv::require_generator_memory(spec, default_memory_budget());  // the CLI's check, first
   return run_interruptible([&](const std::atomic<bool>* cancel) {
     ContextOptions o = context;
     o.cancel = cancel;

@@ -7,6 +7,7 @@
 // request document as the CLI's flags are (strings as given, so "10 s" reads as a quantity;
 // other values as JSON), each located at "keyword NAME" for error messages. Reserved: set,
 // config_path (as load_config), seed (default: the operation's), threads, progress, out.
+#include <limits>
 #include <set>
 #include <string>
 
@@ -21,6 +22,16 @@ using namespace pybind11::literals;
 const std::set<std::string, std::less<>> kReserved = {"set",     "config_path", "seed",
                                                       "threads", "progress",    "out"};
 
+// The integer keyword `name` in [0, max]; anything else (a negative number, a float, a string)
+// is a UsageError naming the keyword (pybind's cast was a RuntimeError "Unable to cast").
+std::uint64_t keyword_integer(py::handle value, std::string_view name, std::uint64_t max) {
+  const bool integer = py::isinstance<py::int_>(value) && !py::isinstance<py::bool_>(value);
+  LIGHTSIM_CHECK_AS(UsageError, integer && !(value < py::int_(0)) && !(value > py::int_(max)),
+                    "{}: expected an integer in [0, {}], got {}", name, max,
+                    py::repr(value).cast<std::string>());
+  return value.cast<std::uint64_t>();
+}
+
 OperationCall parse_call(const ops::Operation& op, const py::kwargs& kwargs) {
   OperationCall c;
   c.out = "out";
@@ -33,10 +44,15 @@ OperationCall parse_call(const ops::Operation& op, const py::kwargs& kwargs) {
     } else if (name == "config_path") {
       config_path = py::reinterpret_borrow<py::object>(value);
     } else if (name == "seed") {
-      if (!value.is_none()) c.seed = value.cast<std::uint64_t>();
+      if (!value.is_none())
+        c.seed = keyword_integer(value, name, std::numeric_limits<std::uint64_t>::max());
     } else if (name == "threads") {
-      c.threads = value.cast<std::size_t>();
+      // ThreadPool states the real range ([0, 1024]); this bound only keeps the cast exact.
+      c.threads = keyword_integer(value, name, std::numeric_limits<std::uint32_t>::max());
     } else if (name == "progress") {
+      LIGHTSIM_CHECK_AS(UsageError, py::isinstance<py::bool_>(value),
+                        "progress: expected True or False, got {}",
+                        py::repr(value).cast<std::string>());
       c.progress = value.cast<bool>();
     } else if (name == "out") {
       if (!value.is_none()) c.out = to_path(value);
@@ -50,6 +66,14 @@ OperationCall parse_call(const ops::Operation& op, const py::kwargs& kwargs) {
 
 Json run_keywords(const Registry& registry, const std::string& name, const py::kwargs& kwargs) {
   return run_operation(registry, name, parse_call(ops::find_operation(registry, name), kwargs));
+}
+
+// The one positional argument of run/run_json: the operation's name.
+std::string operation_name(const py::args& args) {
+  LIGHTSIM_CHECK_AS(UsageError, args.size() == 1 && py::isinstance<py::str>(args[0]),
+                    "run: expected one positional argument, the operation's name (a str; "
+                    "`lightsim.operations()`), then its request fields as keywords");
+  return args[0].cast<std::string>();
 }
 
 py::dict describe(const ops::Operation& op) {
@@ -96,21 +120,24 @@ void bind_operations(py::module_& m, const RegistryPtr& registry) {
       },
       "Every registered operation: name, CLI command, help, positional fields and the request's "
       "fields (name, type, unit, default, constraint, help, required).");
+  // run(name, /, **fields) as *args: pybind11 refuses a keyword named like a positional-only
+  // parameter, and study_run's request has a field `name`.
   m.def(
       "run",
-      [registry](const std::string& name, const py::kwargs& kwargs) {
-        return to_python(run_keywords(*registry, name, kwargs));
+      [registry](const py::args& args, const py::kwargs& kwargs) {
+        return to_python(run_keywords(*registry, operation_name(args), kwargs));
       },
-      "name"_a,
-      "Run operation NAME with request fields as keyword arguments; returns its JSON result as "
+      "run(name, /, **fields): run operation NAME with request fields as keyword arguments; "
+      "returns its JSON result as "
       "a dict (the CLI's --json). Reserved keywords: set, config_path, seed, threads, progress, "
       "out.");
   m.def(
       "run_json",
-      [registry](const std::string& name, const py::kwargs& kwargs) {
-        return dump_json(run_keywords(*registry, name, kwargs));
+      [registry](const py::args& args, const py::kwargs& kwargs) {
+        return dump_json(run_keywords(*registry, operation_name(args), kwargs));
       },
-      "name"_a, "As run, but returns the JSON text, byte for byte what the CLI's --json prints.");
+      "run_json(name, /, **fields): as run, but returns the JSON text, byte for byte what the "
+      "CLI's --json prints.");
 }
 
 }  // namespace lightsim::python

@@ -2,13 +2,15 @@
 
 #include <cmath>
 
+#include "lightsim/core/config_roots.h"
 #include "lightsim/core/data_dir.h"
 
 namespace lightsim::cli {
 
 config::LoadOptions GlobalOptions::load_options() const {
   config::LoadOptions o;
-  o.config_roots = config_path;
+  for (const auto& root : config_path)
+    o.config_roots.push_back(config::require_config_root(root, "--config-path"));
   o.config_roots.push_back(data_configs_dir());
   if (!tracked_) tracked_ = config::Assignments(assignments);
   o.assignments = *tracked_;

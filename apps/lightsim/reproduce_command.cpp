@@ -2,10 +2,13 @@
 #include <array>
 #include <chrono>
 #include <iostream>
+#include <optional>
 
 #include "cli.h"
 #include "lightsim/core/atomic_file.h"
+#include "lightsim/core/csv.h"
 #include "lightsim/core/data_dir.h"
+#include "lightsim/core/input_file.h"
 #include "lightsim/core/json.h"
 #include "lightsim/report/render.h"
 #include "lightsim/studies/study.h"
@@ -14,8 +17,45 @@
 namespace lightsim::cli {
 namespace {
 
-void run_reproduce(const std::filesystem::path& config_file, const GlobalOptions& options,
-                   const Registry& registry) {
+// --resume: the result of study `name` kept in `out` when it is complete and this run's: it
+// reads and validates (report::read_result), its seed, lightsim version and config (the
+// study's document at this size, as run_study records it) are this run's, and each table's
+// CSV file holds exactly the table. Empty when `out` has no <name>.json (the study runs).
+// A result of another run, or a CSV that differs, is a DataFormatError naming the file: the
+// finished results are never silently mixed with new ones (docs/cli.md, "reproduce").
+std::optional<report::StudyResult> kept_result(const std::filesystem::path& out,
+                                               const std::string& name,
+                                               const std::string& config_yaml, std::uint64_t seed) {
+  const std::filesystem::path file = out / (name + ".json");
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) return std::nullopt;
+  const report::StudyResult r = report::read_result(file);
+  const std::string rerun =
+      "delete it to run the study again, or run without --resume to run every study";
+  LIGHTSIM_CHECK_AS(DataFormatError, r.seed == seed,
+                    "{}: seed: the kept result has seed {}, this run {} ({})", file.string(),
+                    r.seed, seed, rerun);
+  LIGHTSIM_CHECK_AS(DataFormatError, r.lightsim_version == LIGHTSIM_VERSION,
+                    "{}: lightsim_version: the kept result is of lightsim {}, this is {} ({})",
+                    file.string(), r.lightsim_version, LIGHTSIM_VERSION, rerun);
+  LIGHTSIM_CHECK_AS(DataFormatError, r.config == config_yaml,
+                    "{}: config: the kept result was computed from another config or size than "
+                    "this run's ({})",
+                    file.string(), rerun);
+  for (const report::NamedTable& t : r.tables) {
+    const std::filesystem::path csv = out / fmt::format("{}_{}.csv", name, t.name);
+    std::string text;
+    if (std::filesystem::exists(csv, ec))
+      text = read_input_file(csv, "CSV file", kMaxJsonFileBytes);
+    LIGHTSIM_CHECK_AS(DataFormatError, text == to_csv(t.table),
+                      "{}: missing or not the table '{}' of {} ({})", csv.string(), t.name,
+                      file.string(), rerun);
+  }
+  return r;
+}
+
+void run_reproduce(const std::filesystem::path& config_file, bool resume,
+                   const GlobalOptions& options, const Registry& registry) {
   const config::LoadOptions load = options.load_options();
   const config::Node document = config::load_document(config_file);
   const ReproduceSpec spec = config::read_spec<ReproduceSpec>(document, load);
@@ -43,6 +83,16 @@ void run_reproduce(const std::filesystem::path& config_file, const GlobalOptions
   ctx.log().info("reproduce: seed {}, size {}, {} thread(s), {} stud{}", ctx.seed(), spec.size,
                  ctx.threads(), studies.size(), studies.size() == 1 ? "y" : "ies");
 
+  // --resume: every kept result is checked before anything is written.
+  const studies::Size size = studies::parse_size(spec.size);
+  std::vector<std::optional<report::StudyResult>> kept_results(studies.size());
+  for (std::size_t i = 0; resume && i < studies.size(); ++i) {
+    const studies::StudyInput in =
+        studies::make_input(studies[i], studies::default_config(studies[i], load), load, size);
+    kept_results[i] =
+        kept_result(options.out, studies[i], config::to_yaml(in.document), ctx.seed());
+  }
+
   Json manifest;
   manifest["kind"] = "reproduce";
   manifest["lightsim_version"] = LIGHTSIM_VERSION;
@@ -54,20 +104,25 @@ void run_reproduce(const std::filesystem::path& config_file, const GlobalOptions
 
   // Every study at the job's size, each written as soon as it finishes (a later failure or an
   // interrupt keeps the earlier results).
-  const studies::Size size = studies::parse_size(spec.size);
   ProgressTask progress = ctx.progress().start("reproduce", studies.size());
   std::vector<std::string> lines;
   std::array<std::size_t, 6> totals{};  // claims, then per report::Verdict
-  for (const std::string& name : studies) {
+  for (std::size_t i = 0; i < studies.size(); ++i) {
+    const std::string& name = studies[i];
     ctx.throw_if_cancelled(
         fmt::format("reproduce (before study '{}'; finished results are in "
                     "{}/)",
                     name, options.out.string()));
     const auto started = std::chrono::steady_clock::now();
-    ctx.log().info("reproduce: study {} ...", name);
+    const std::filesystem::path study_config = studies::default_config(name, load);
+    const std::optional<report::StudyResult>& kept = kept_results[i];
+    if (kept)
+      ctx.log().info("reproduce: study {} is complete in {}/, kept", name, options.out.string());
+    else
+      ctx.log().info("reproduce: study {} ...", name);
     const report::StudyResult r =
-        studies::run_study(registry, name, studies::default_config(name, load), load, size, ctx);
-    report::write_result(options.out, r);
+        kept ? *kept : studies::run_study(registry, name, study_config, load, size, ctx);
+    if (!kept) report::write_result(options.out, r);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     std::array<int, 5> counts{};  // per report::Verdict, in its order
@@ -120,9 +175,13 @@ void add_reproduce_command(CLI::App& app, const GlobalOptions& options, const Re
   cmd->add_option("CONFIG", *config_file,
                   "Job config (kind: reproduce); default: configs/reproduce.yaml of the data "
                   "folder (docs/install.md)");
-  cmd->callback([config_file, &options, &registry] {
+  auto resume = std::make_shared<bool>(false);
+  cmd->add_flag("--resume", *resume,
+                "Keep the studies whose results in --out are complete and of this run (same "
+                "seed, config, size and version; checked), run the rest");
+  cmd->callback([config_file, resume, &options, &registry] {
     run_reproduce(config_file->empty() ? data_configs_dir() / "reproduce.yaml" : *config_file,
-                  options, registry);
+                  *resume, options, registry);
   });
 }
 

@@ -52,23 +52,18 @@ void run_sweep_command(const SweepCommandOptions& o, const GlobalOptions& option
   const config::Node document = config::load_document(o.spec);
   const auto spec = config::read_spec<sweep::SweepSpec>(document, spec_load);
 
-  // Everything that can be wrong with the input fails here, before any point runs.
+  // Everything that can be wrong with the input fails here, before any point runs (each
+  // point's check also requires every --set to be used by its configs).
   const std::vector<sweep::Point> points = sweep::expand(spec);
   const auto target = sweep::make_target(spec, o.spec, registry, load);
-  for (const sweep::Point& p : points) {
-    try {
-      target->check(p);
-    } catch (const InputError& e) {
-      LIGHTSIM_THROW(ConfigError, "{}: point {} ({}): {}", o.spec.string(), p.index,
-                     fmt::join(p.assignments(), ", "), e.what());
-    }
-  }
-
-  // (Each point's check has required every --set to be used by its configs.)
   const ops::Info& op = ops::find_operation(registry, spec.target).info();
   ContextOptions co = options.context_options(op.default_seed, Time::si(5.0));
-  if (!root) co.progress.mode = ProgressMode::quiet;
+  if (!root) {  // rank 0 reports for all
+    co.progress.mode = ProgressMode::quiet;
+    co.log_level = LogLevel::warn;
+  }
   Context ctx(co);
+  sweep::check_points(spec, o.spec, *target, points, ctx);
   const Json header = sweep::store_header(spec, config::to_yaml(document), *target, points.size(),
                                           ctx.seed(), shard);
   if (root && !options.quiet)

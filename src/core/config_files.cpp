@@ -6,6 +6,7 @@
 
 #include <fmt/ranges.h>
 
+#include "lightsim/core/config_roots.h"
 #include "lightsim/core/error.h"
 
 namespace lightsim::config {
@@ -18,6 +19,20 @@ bool looks_like_path(std::string_view name) {
   if (name.find('/') != std::string_view::npos) return true;
   return std::any_of(kExtensions.begin(), kExtensions.end(),
                      [&](std::string_view ext) { return name.ends_with(ext); });
+}
+
+std::filesystem::path require_config_root(const std::filesystem::path& folder,
+                                          std::string_view option) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(folder, ec);
+  LIGHTSIM_CHECK_AS(UsageError, std::filesystem::exists(status),
+                    "{} '{}': no such folder (expected a folder of presets: devices/, models/, "
+                    "...)",
+                    option, folder.string());
+  LIGHTSIM_CHECK_AS(UsageError, std::filesystem::is_directory(status),
+                    "{} '{}': not a folder (expected a folder of presets: devices/, models/, ...)",
+                    option, folder.string());
+  return folder;
 }
 
 std::vector<std::string> named_configs(std::string_view dir, const LoadOptions& options) {
@@ -60,10 +75,9 @@ std::filesystem::path find_named(const std::string& name_or_file, std::string_vi
   }
   for (const auto& c : candidates) {
     std::error_code ec;
-    // A named path that exists but is not a regular file (a folder, /dev/zero, a FIFO) is
-    // returned, so its reader says what it is instead of "not found".
-    if (is_path ? std::filesystem::exists(c, ec) : std::filesystem::is_regular_file(c, ec))
-      return c;
+    // A path or preset file that exists but is not a regular file (a folder, a link to
+    // /dev/zero, a FIFO) is returned, so its reader says what it is instead of "not found".
+    if (std::filesystem::exists(c, ec)) return c;
   }
   const std::string where = searched.empty() ? std::string("no config folder")
                                              : fmt::format("{}", fmt::join(searched, ", "));

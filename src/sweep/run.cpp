@@ -5,6 +5,8 @@
 #include <exception>
 #include <memory>
 
+#include <fmt/ranges.h>
+
 #include "lightsim/core/atomic_file.h"
 #include "lightsim/core/json.h"
 #include "lightsim/sweep/store.h"
@@ -81,6 +83,20 @@ Json store_header(const SweepSpec& spec, const std::string& spec_text, const Tar
                  {"lightsim_version", LIGHTSIM_VERSION}};
   if (!shard.whole()) header["shard"] = shard.text();
   return header;
+}
+
+void check_points(const SweepSpec& spec, const std::filesystem::path& spec_file,
+                  const Target& target, const std::vector<Point>& points, Context& ctx) {
+  for (const Point& p : points) {
+    ctx.throw_if_cancelled(fmt::format("sweep '{}' (checking point {} of {}; nothing was run)",
+                                       spec.name, p.index, points.size()));
+    try {
+      target.check(p);
+    } catch (const InputError& e) {
+      LIGHTSIM_THROW(ConfigError, "{}: point {} ({}): {}", spec_file.string(), p.index,
+                     fmt::join(p.assignments(), ", "), e.what());
+    }
+  }
 }
 
 SweepSummary run_sweep(const SweepSpec& spec, const Json& header, const Target& target,

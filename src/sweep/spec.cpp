@@ -44,7 +44,7 @@ void SampleKeySpec::describe(config::Schema<SampleKeySpec>& s) {
 
 void SampleSpec::describe(config::Schema<SampleSpec>& s) {
   s.help("A random sample of points: `count` points, each key drawn independently.");
-  s.field("count", &SampleSpec::count, "number of points").range(1, 10000000);
+  s.field("count", &SampleSpec::count, "number of points").range(1, kMaxSweepPoints);
   s.field("seed", &SampleSpec::seed, "seed of the sample's random streams").min(0);
   s.field("keys", &SampleSpec::keys, "the keys drawn").min_items(1);
 }
@@ -78,6 +78,16 @@ void SweepSpec::describe(config::Schema<SweepSpec>& s) {
       for (std::size_t b = 0; b < a; ++b)
         if (sw.grid[a].key == sw.grid[b].key)
           return fmt::format("grid key '{}' appears twice", sw.grid[a].key);
+    // The product of the axes, saturating: 5 axes of 100 values were 10^10 points, which
+    // expand() allocated (std::bad_alloc, exit 1) and 20 such axes overflowed.
+    std::int64_t points = 1;
+    for (const auto& axis : sw.grid) {
+      const auto n = static_cast<std::int64_t>(axis.values.size());
+      points = n == 0 || points <= kMaxSweepPoints / n ? points * n : kMaxSweepPoints + 1;
+    }
+    if (points > kMaxSweepPoints)
+      return fmt::format("grid: the axes give more than {} points (the most a sweep may have)",
+                         kMaxSweepPoints);
     return std::nullopt;
   });
 }

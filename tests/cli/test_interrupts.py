@@ -19,6 +19,20 @@ KV_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "kv" / "qwen2.5-7b
 ONE_HEAD = ["--set", "kv_heads=1", "--set", "q_heads=7"]
 
 
+# 100,000 points of prism_cost: checking them all takes tens of seconds (27 s once, before the
+# check polled the stop flag); no point runs before they are checked.
+LARGE_SWEEP = """schema_version: 1
+kind: sweep
+name: large
+target: prism_cost
+request: {accelerator: seed, drift_duration: 10 ms}
+sample:
+  count: 100000
+  keys:
+    - {key: electronics.rows_per_adc, min: "1", max: "8", integer: true}
+"""
+
+
 class Interrupts(CliTest):
     def assert_stops(self, argv, sig, after=1.5):
         proc = subprocess.Popen([BIN, "-q", *map(str, argv)], stdin=subprocess.DEVNULL,
@@ -66,6 +80,20 @@ class Interrupts(CliTest):
         for sig in (signal.SIGTERM, signal.SIGINT):
             with self.subTest(signal=sig.name):
                 self.assert_stops(argv, sig, after=1.0)
+
+    def test_study_run_of_a_long_thermal_study_stops(self):
+        # An hour of simulated drift (it ran on for 155 s after SIGTERM).
+        # (A study reports no progress: the signal comes 1.5 s into the run.)
+        self.assert_stops(["study", "run", "thermal", "--set", "duration=3600 s", "--out",
+                           self.tmp / "o"], signal.SIGTERM)
+        self.assertEqual(list((self.tmp / "o").glob("thermal*")), [])  # no partial result
+
+    def test_sweep_stops_while_checking_its_points(self):
+        # The check of every point before the first runs polled nothing: 27 s to the end.
+        # (1.5 s in, the points are being checked: none runs before all are.)
+        spec = self.write("large.yaml", LARGE_SWEEP)
+        self.assert_stops(["sweep", spec, "--out", self.tmp / "o"], signal.SIGTERM)
+        self.assertFalse((self.tmp / "o" / "large.jsonl").exists())
 
     def test_prism_thermal_duration_is_bounded(self):
         r = run("-q", "prism", "thermal", "seed", "--duration", "1e9 s", "--recall-tokens", "0",

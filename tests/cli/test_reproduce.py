@@ -31,6 +31,29 @@ class Reproduce(CliTest):
         self.assertEqual(texts[0], texts[1])
         self.assertEqual(json.loads(texts[0])["seed"], 7)
 
+    def test_resume_keeps_complete_results_and_runs_the_rest(self):
+        # `reproduce` could not resume after a kill: every study ran again.
+        cfg = self.write("r.yaml", QUICK + "studies: [prism, decode]\n")
+        out = self.tmp / "out"
+        self.assertExit(run("reproduce", cfg, "--out", out, "-q", timeout=600), 0)
+        kept, rerun = out / "prism.json", out / "decode.json"
+        kept_time, rerun_bytes = kept.stat().st_mtime_ns, rerun.read_bytes()
+        rerun.unlink()  # as a kill during the second study leaves it
+        r = run("reproduce", cfg, "--out", out, "--resume", timeout=600)
+        self.assertExit(r, 0)
+        self.assertIn("study prism is complete", r.err)
+        self.assertEqual(kept.stat().st_mtime_ns, kept_time)  # not run again
+        self.assertEqual(rerun.read_bytes(), rerun_bytes)
+        # A kept result of another run (here another seed) is refused before anything is
+        # written, as is a table that is not the result's.
+        r = run("reproduce", cfg, "--out", out, "--resume", "--seed", "9", "-q")
+        self.assertInputError(r, "prism.json", "seed")
+        self.assertEqual(json.loads((out / "run.json").read_text())["seed"], 1)
+        table = sorted(out.glob("prism_*.csv"))[0]
+        table.write_text(table.read_text() + "1\n")
+        self.assertInputError(run("reproduce", cfg, "--out", out, "--resume", "-q"),
+                              table.name, "prism.json")
+
     def test_unwritable_output_is_an_input_error_before_work(self):
         blocker = self.write("file", "x")
         self.assertInputError(run("reproduce", "--out", blocker / "sub"), "not writable")

@@ -74,6 +74,13 @@ struct SweepSummary {
 Json store_header(const SweepSpec& spec, const std::string& spec_text, const Target& target,
                   std::size_t points, std::uint64_t seed, const Shard& shard = {});
 
+// Checks every point before any runs (Target::check: the request and every config the point
+// reads, --set applied), polling ctx's cancellation at every point: a 100k-point sweep checks for
+// tens of seconds, and SIGINT/ SIGTERM end it with Interrupted within a point. The first bad point
+// is a ConfigError naming `spec_file`, the point's index and its assignments.
+void check_points(const SweepSpec& spec, const std::filesystem::path& spec_file,
+                  const Target& target, const std::vector<Point>& points, Context& ctx);
+
 // Runs every point not yet in the store (see above). Throws the lowest-index point's error
 // (prefixed "point N (key=value, ...)"), or Interrupted after storing what finished.
 SweepSummary run_sweep(const SweepSpec& spec, const Json& header, const Target& target,

@@ -69,6 +69,9 @@ struct SweepSpec {
 
 // One point: its index in the expansion, the assignments ("key=value", in axis/key order) and
 // its key values as JSON (numbers and booleans typed, the rest strings).
+// The most points a sweep may have (a grid's product of axes, a sample's count).
+inline constexpr std::int64_t kMaxSweepPoints = 10'000'000;
+
 struct Point {
   std::size_t index = 0;
   std::vector<std::string> keys;
