@@ -8,9 +8,9 @@
 #include "lightsim/studies/energy.h"
 #include "lightsim/studies/impairments.h"
 #include "lightsim/studies/needle.h"
+#include "lightsim/studies/rejudge.h"
 #include "lightsim/studies/serve_prism.h"
 #include "lightsim/studies/serving.h"
-#include "lightsim/studies/rejudge.h"
 #include "lightsim/studies/study.h"
 #include "lightsim/studies/system.h"
 

@@ -16,8 +16,8 @@
 #include "lightsim/core/units.h"
 #include "lightsim/fabric/topology.h"
 #include "lightsim/model/transformer.h"
-#include "lightsim/serve/prism_spec.h"
 #include "lightsim/serve/cost_model.h"
+#include "lightsim/serve/prism_spec.h"
 
 namespace lightsim::serve {
 
