@@ -80,12 +80,12 @@ void SweepSpec::describe(config::Schema<SweepSpec>& s) {
           return fmt::format("grid key '{}' appears twice", sw.grid[a].key);
     // The product of the axes, saturating: 5 axes of 100 values were 10^10 points, which
     // expand() allocated (std::bad_alloc, exit 1) and 20 such axes overflowed.
-    std::int64_t points = 1;
+    std::int64_t product = 1;
     for (const auto& axis : sw.grid) {
       const auto n = static_cast<std::int64_t>(axis.values.size());
-      points = n == 0 || points <= kMaxSweepPoints / n ? points * n : kMaxSweepPoints + 1;
+      product = n == 0 || product <= kMaxSweepPoints / n ? product * n : kMaxSweepPoints + 1;
     }
-    if (points > kMaxSweepPoints)
+    if (product > kMaxSweepPoints)
       return fmt::format("grid: the axes give more than {} points (the most a sweep may have)",
                          kMaxSweepPoints);
     return std::nullopt;
