@@ -14,7 +14,10 @@
 //   quiet     nothing.
 //   automatic terminal if stderr is a TTY (isatty(2)), else plain.
 // A total of 0 means unknown: percent, bar and ETA are left out.
-// In terminal mode one task at a time is expected (a second would redraw the same line).
+// In terminal mode a task started while another is live shares its line, after it:
+//   "reproduce 3/10 ETA 2m10s | context [#####-----]  50% 4/8 1.2/s ETA 3s"
+// (the outer tasks shortened to "label n/total ETA" when the line is wider than $COLUMNS or the
+// terminal on stderr), and its final line is left out: the outer task reports the run.
 #pragma once
 
 #include <chrono>
