@@ -18,23 +18,35 @@ double d(std::int64_t v) {
   return static_cast<double>(v);
 }
 
-bool starts_with(const std::string& s, std::string_view p) {
-  return s.rfind(p, 0) == 0;
-}
-
-// Role and breakdown part of an operator of model::analyze, by its name (src/model/).
-std::pair<Role, Part> classify(const model::Operator& op, bool edge) {
-  const std::string& n = op.name;
-  if (edge) return {Role::edge, Part::embedding_head};
-  if (starts_with(n, "experts_")) return {Role::experts, Part::routed_experts};
-  if (starts_with(n, "shared_")) return {Role::sharded, Part::shared_experts};
-  if (n == "router" || n == "topk_select" || n == "dispatch" || n == "combine")
-    return {Role::replicated, Part::routing};
-  if (n == "gate_up" || n == "act_mul" || n == "down") return {Role::sharded, Part::dense_ffn};
-  if (op.op_class == model::OpClass::attention) return {Role::core, Part::attention_core};
-  // Latent down-projections are not head-sharded: every TP rank computes them.
-  if (n == "q_a_proj" || n == "kv_a_proj") return {Role::replicated, Part::attention_projections};
-  if (op.op_class == model::OpClass::matmul) return {Role::sharded, Part::attention_projections};
+// Role and breakdown part of an operator of model::analyze, by the kind its builder gave it
+// (model::OpKind, src/model/layer_ops.cpp).
+std::pair<Role, Part> classify(const model::Operator& op) {
+  using K = model::OpKind;
+  switch (op.kind) {
+    case K::embedding_head:
+      return {Role::edge, Part::embedding_head};
+    case K::routed_expert:
+      return {Role::experts, Part::routed_experts};
+    case K::shared_expert:
+      return {Role::sharded, Part::shared_experts};
+    case K::router:
+    case K::routing:
+      return {Role::replicated, Part::routing};
+    case K::dense_ffn:
+      return {Role::sharded, Part::dense_ffn};
+    case K::attention_score:
+    case K::softmax:
+      return {Role::core, Part::attention_core};
+    // Latent down-projections are not head-sharded: every TP rank computes them.
+    case K::latent_projection:
+      return {Role::replicated, Part::attention_projections};
+    // The decode step runs MLA absorbed (no kv_b_proj); were it present it is head-sharded.
+    case K::kv_up_projection:
+    case K::head_projection:
+      return {Role::sharded, Part::attention_projections};
+    case K::other:
+      break;
+  }
   return {Role::replicated, Part::elementwise};
 }
 
@@ -44,13 +56,13 @@ struct Formats {
 };
 
 // Coefficients of one layer shape from analyses of one and two sequences.
-StepEvaluator::LayerKind kind_of(const model::OpGroup& one, const model::OpGroup& two, bool edge,
+StepEvaluator::LayerKind kind_of(const model::OpGroup& one, const model::OpGroup& two,
                                  const Formats& f, double experts_touched) {
   StepEvaluator::LayerKind kind;
   for (std::size_t i = 0; i < one.ops.size(); ++i) {
     const model::Operator &a = one.ops[i], &b = two.ops[i];
     StepEvaluator::OpCoef c;
-    std::tie(c.role, c.part) = classify(a, edge);
+    std::tie(c.role, c.part) = classify(a);
     c.flops_seq = b.flops - a.flops;
     c.flops_fixed = std::max(0.0, a.flops - c.flops_seq);
     c.weight_bytes = a.weight_bytes;
@@ -68,8 +80,7 @@ StepEvaluator::LayerKind kind_of(const model::OpGroup& one, const model::OpGroup
       c.format = f.matmul;
       c.m_seq = b.m - a.m;
       c.k_dim = a.k;
-      c.k_split = a.name == "o_proj" || a.name == "down" || a.name == "shared_down" ||
-                  a.name == "experts_down";
+      c.k_split = a.row_parallel;
     } else if (a.op_class == model::OpClass::attention) {
       c.tabled = true;
       c.kernel = fabric::KernelClass::attention;
@@ -132,7 +143,7 @@ StepEvaluator::StepEvaluator(const ScaleSetup& setup)
     for (std::size_t g = 0; g < one.groups.size(); ++g) {
       const model::OpGroup& grp = one.groups[g];
       const bool edge = grp.layers.empty();
-      LayerKind k = kind_of(grp, two.groups[g], edge, f, touched);
+      LayerKind k = kind_of(grp, two.groups[g], f, touched);
       if (edge) {
         (g == 0 ? embedding : head) = std::move(k);
         continue;

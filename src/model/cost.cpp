@@ -155,9 +155,9 @@ CostReport analyze(const Transformer& m, const DTypePolicy& dtypes, const Worklo
   }
 
   OpGroup embed{"embedding", {}, {}, d(m.vocab) * h};
-  detail::OpBuilder(embed.ops, a, wb)
-      .data_movement("embed_lookup", fmt::format("x [{:.0f} x {:.0f}]", N, h), N * h * wb,
-                     N * h * a);
+  detail::OpBuilder eb(embed.ops, a, wb);
+  eb.set_kind(OpKind::embedding_head);
+  eb.data_movement("embed_lookup", fmt::format("x [{:.0f} x {:.0f}]", N, h), N * h * wb, N * h * a);
   r.groups.push_back(std::move(embed));
 
   for (std::size_t i = 0; i < m.layers.size(); ++i) {
@@ -182,6 +182,7 @@ CostReport analyze(const Transformer& m, const DTypePolicy& dtypes, const Worklo
       (w.phase == Phase::prefill && !w.logits_for_all_tokens) ? d(w.sequences) : N;
   OpGroup head{"output head", {}, {}, (m.tied_embeddings ? 0.0 : d(m.vocab) * h) + h};
   detail::OpBuilder hb(head.ops, a, wb);
+  hb.set_kind(OpKind::embedding_head);
   hb.rms_norm("final_norm", fmt::format("x_norm [{:.0f} x {:.0f}]", logit_rows, h), logit_rows, h);
   hb.matmul("lm_head", fmt::format("logits [{:.0f} x {}]", logit_rows, m.vocab), logit_rows, h,
             d(m.vocab));

@@ -44,27 +44,35 @@ namespace {
 
 using Role = Evaluator::Role;
 
-bool starts_with(const std::string& s, std::string_view p) {
-  return s.rfind(p, 0) == 0;
-}
-
-// Role and breakdown class of an operator of model::analyze, by its name (src/model/).
-std::pair<Role, ComputeClass> classify(const model::Operator& op, bool head_or_embedding) {
-  const std::string& n = op.name;
-  if (head_or_embedding) return {Role::sharded, ComputeClass::embedding_head};
-  if (starts_with(n, "experts_")) return {Role::experts, ComputeClass::routed_experts};
-  if (starts_with(n, "shared_")) return {Role::sharded, ComputeClass::shared_experts};
-  if (n == "router" || n == "topk_select" || n == "dispatch" || n == "combine")
-    return {Role::sharded, ComputeClass::routing};
-  if (n == "gate_up" || n == "act_mul" || n == "down")
-    return {Role::sharded, ComputeClass::dense_ffn};
-  if (n == "kv_b_proj") return {Role::kv_up, ComputeClass::attention_projections};
-  if (op.op_class == model::OpClass::attention) return {Role::core, ComputeClass::attention_core};
-  // Latent down-projections are not head-sharded: every TP rank computes them.
-  if (n == "q_a_proj" || n == "kv_a_proj")
-    return {Role::replicated, ComputeClass::attention_projections};
-  if (op.op_class == model::OpClass::matmul)
-    return {Role::sharded, ComputeClass::attention_projections};
+// Role and breakdown class of an operator of model::analyze, by the kind its builder gave it
+// (model::OpKind, src/model/layer_ops.cpp).
+std::pair<Role, ComputeClass> classify(const model::Operator& op) {
+  using K = model::OpKind;
+  switch (op.kind) {
+    case K::embedding_head:
+      return {Role::sharded, ComputeClass::embedding_head};
+    case K::routed_expert:
+      return {Role::experts, ComputeClass::routed_experts};
+    case K::shared_expert:
+      return {Role::sharded, ComputeClass::shared_experts};
+    case K::router:
+    case K::routing:
+      return {Role::sharded, ComputeClass::routing};
+    case K::dense_ffn:
+      return {Role::sharded, ComputeClass::dense_ffn};
+    case K::kv_up_projection:
+      return {Role::kv_up, ComputeClass::attention_projections};
+    case K::attention_score:
+    case K::softmax:
+      return {Role::core, ComputeClass::attention_core};
+    // Latent down-projections are not head-sharded: every TP rank computes them.
+    case K::latent_projection:
+      return {Role::replicated, ComputeClass::attention_projections};
+    case K::head_projection:
+      return {Role::sharded, ComputeClass::attention_projections};
+    case K::other:
+      break;
+  }
   return {Role::replicated, ComputeClass::elementwise};
 }
 
@@ -117,7 +125,7 @@ std::vector<Evaluator::OpCoef> coefficients(const model::OpGroup& one, const mod
   for (std::size_t i = 0; i < one.ops.size(); ++i) {
     const model::Operator &a = one.ops[i], &b = two.ops[i];
     Evaluator::OpCoef c;
-    std::tie(c.role, c.cls) = classify(a, head_or_embedding);
+    std::tie(c.role, c.cls) = classify(a);
     c.flops_seq = b.flops - a.flops;
     c.flops_fixed = std::max(0.0, a.flops - c.flops_seq);
     c.weight_bytes = a.weight_bytes;
@@ -145,17 +153,17 @@ std::vector<Evaluator::OpCoef> coefficients(const model::OpGroup& one, const mod
       // arrives quantized by the dispatch; the down projection's quantization is fused into
       // the activation kernel).
       if (c.format != fabric::format_index("bf16") && c.role != Role::experts &&
-          a.name != "router" && a.name != "kv_a_proj" && !head_or_embedding)
+          a.kind != model::OpKind::router && !a.shares_input && !head_or_embedding)
         c.quant_bytes_per_value = 2.0 + f.act_bytes;
       c.k_dim = a.k;
       // Row-parallel matmuls split K over TP; the others split N (Megatron-LM layout).
-      c.k_split = a.name == "o_proj" || a.name == "down" || a.name == "shared_down" ||
-                  a.name == "experts_down";  // (experts: only when sharded over TP, MOE=tp)
+      // (experts: only when sharded over TP, MOE=tp)
+      c.k_split = a.row_parallel;
     } else if (a.op_class == model::OpClass::attention) {
       c.tabled = true;
       c.kernel = fabric::KernelClass::attention;
       c.format = f.attention;
-      c.fused = a.name == "softmax";
+      c.fused = a.kind == model::OpKind::softmax;
     }
     out.push_back(c);
   }

@@ -12,11 +12,10 @@ AttentionShare attention_share(const model::Transformer& model, const model::DTy
   for (const model::OpGroup& g : r.groups) {
     const double n = static_cast<double>(g.count());
     for (const model::Operator& op : g.ops) {
-      const std::string& name = op.name;
       if (op.op_class == model::OpClass::attention)
         s.attention += n * op.flops;
-      else if (name == "gate_up" || name == "down" || name == "act_mul" ||
-               name.rfind("experts_", 0) == 0 || name.rfind("shared_", 0) == 0)
+      else if (op.kind == model::OpKind::dense_ffn || op.kind == model::OpKind::routed_expert ||
+               op.kind == model::OpKind::shared_expert)
         s.feed_forward += n * op.flops;
     }
   }

@@ -39,10 +39,33 @@ struct Workload {
 enum class OpClass { matmul, attention, elementwise, data_movement };
 std::string_view op_class_name(OpClass c);
 
+// What an operator is within its layer, set where it is built (src/model/layer_ops.cpp,
+// cost.cpp), so consumers (prefill, decode at scale) never classify operators by name.
+enum class OpKind {
+  other,              // norms, rotary, biases, residual adds, KV-cache writes
+  head_projection,    // head-sharded attention matmuls: qkv/q/q_b/o_proj, q_absorb, v_up
+  latent_projection,  // MLA down-projections (q_a_proj, kv_a_proj): not head-sharded
+  kv_up_projection,   // MLA kv_b_proj: up-projects every cached latent a query attends to
+  attention_score,    // attention products (score, value)
+  softmax,            // the attention's softmax (fused into the attention kernel)
+  dense_ffn,          // gate_up, act_mul, down of a dense layer
+  router,             // the MoE router matmul (runs in BF16)
+  routing,            // top-k selection, dispatch permute, combine
+  routed_expert,      // experts_gate_up, experts_act_mul, experts_down
+  shared_expert,      // shared_gate_up, shared_act_mul, shared_down
+  embedding_head,     // embedding lookup, final norm, LM head
+};
+
 struct Operator {
   std::string name;    // e.g. "q_b_proj", "attn_score", "experts_down"
   std::string output;  // the tensor produced and its shape, e.g. "q [4096 x 128 x 192]"
   OpClass op_class = OpClass::elementwise;
+  OpKind kind = OpKind::other;
+  // Row-parallel matmul (o_proj, down projections): tensor parallelism splits K, not N.
+  bool row_parallel = false;
+  // Reads the same activation as the matmul before it (kv_a_proj after the query
+  // projection), so a low-precision path quantizes that input once for both.
+  bool shares_input = false;
   double flops = 0;
   double bytes_read = 0;  // HBM bytes read, weights included
   double bytes_written = 0;

@@ -110,6 +110,60 @@ TEST(Cost, DecodeReadsEveryActiveWeightOnce) {
   EXPECT_NEAR(r.weight_bytes / (2.0 * (c.total - c.embedding)), 1.0, 1e-3);
 }
 
+// Each operator carries the kind its builder gave it (prefill and decode at scale read the
+// kind, never the name): every operator of a DeepSeek-V3 MoE layer and of the edges.
+TEST(Cost, OperatorsCarryTheirKind) {
+  const Transformer m = load("deepseek_v3.json");
+  Workload w = Workload::prefill(4096);
+  w.mla_form = MlaForm::unabsorbed;
+  const CostReport r = analyze(m, {}, w);
+  const OpGroup& layer = group(r, "moe layer, MLA");
+  const std::vector<std::pair<std::string_view, OpKind>> expected = {
+      {"attn_norm", OpKind::other},
+      {"q_a_proj", OpKind::latent_projection},
+      {"q_a_norm", OpKind::other},
+      {"q_b_proj", OpKind::head_projection},
+      {"kv_a_proj", OpKind::latent_projection},
+      {"kv_a_norm", OpKind::other},
+      {"rope", OpKind::other},
+      {"kv_cache_write", OpKind::other},
+      {"kv_b_proj", OpKind::kv_up_projection},
+      {"attn_score", OpKind::attention_score},
+      {"softmax", OpKind::softmax},
+      {"attn_value", OpKind::attention_score},
+      {"o_proj", OpKind::head_projection},
+      {"ffn_norm", OpKind::other},
+      {"router", OpKind::router},
+      {"topk_select", OpKind::routing},
+      {"dispatch", OpKind::routing},
+      {"experts_gate_up", OpKind::routed_expert},
+      {"experts_act_mul", OpKind::routed_expert},
+      {"experts_down", OpKind::routed_expert},
+      {"combine", OpKind::routing},
+      {"shared_gate_up", OpKind::shared_expert},
+      {"shared_act_mul", OpKind::shared_expert},
+      {"shared_down", OpKind::shared_expert},
+  };
+  for (const auto& [name, kind] : expected) EXPECT_EQ(op(layer, name).kind, kind) << name;
+  for (const Operator& o : layer.ops) {
+    EXPECT_EQ(o.row_parallel,
+              o.name == "o_proj" || o.name == "experts_down" || o.name == "shared_down")
+        << o.name;
+    EXPECT_EQ(o.shares_input, o.name == "kv_a_proj") << o.name;
+  }
+  EXPECT_EQ(op(group(r, "dense layer, MLA"), "gate_up").kind, OpKind::dense_ffn);
+  EXPECT_TRUE(op(group(r, "dense layer, MLA"), "down").row_parallel);
+  for (const OpGroup& g : r.groups) {
+    if (!g.layers.empty()) continue;
+    for (const Operator& o : g.ops) EXPECT_EQ(o.kind, OpKind::embedding_head) << o.name;
+  }
+  // The absorbed form's extra matmuls are head-sharded projections.
+  w.mla_form = MlaForm::absorbed;
+  const OpGroup& absorbed = group(analyze(m, {}, w), "moe layer, MLA");
+  EXPECT_EQ(op(absorbed, "q_absorb").kind, OpKind::head_projection);
+  EXPECT_EQ(op(absorbed, "v_up").kind, OpKind::head_projection);
+}
+
 TEST(Cost, BadWorkloadIsAnInputError) {
   const Transformer m = load("llama3_8b.json");
   EXPECT_THROW((void)analyze(m, {}, Workload::prefill(0)), InputError);
