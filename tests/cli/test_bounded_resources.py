@@ -16,22 +16,11 @@ import subprocess
 import time
 import unittest
 
-from clitest import BIN, CliTest, Result, SOURCE
+from clitest import BIN, CliTest, Result, SOURCE, SWEEP
 
 # Each command below must fail within this many seconds and this much memory.
 SECONDS = 10
 MEMORY_BYTES = 1 << 30
-
-PRISM_SWEEP = """schema_version: 1
-kind: sweep
-name: {name}
-target: prism_cost
-request: {{accelerator: seed, drift_duration: 10 ms}}
-grid:
-  - key: programming.weight_bits
-    values: [4, 5]
-"""
-
 
 def limit_memory():
     resource.setrlimit(resource.RLIMIT_AS, (4 * MEMORY_BYTES, 4 * MEMORY_BYTES))
@@ -159,7 +148,7 @@ class KvCacheAtomicity(CliTest):
 
 class SweepStore(CliTest):
     def test_a_second_writer_is_refused(self):
-        spec = self.write("s.yaml", PRISM_SWEEP.format(name="locked"))
+        spec = self.write("s.yaml", SWEEP.format(name="locked"))
         out = self.tmp / "o"
         out.mkdir()
         # Another run holds the store's lock (flock is per open file, across processes).
@@ -174,7 +163,7 @@ class SweepStore(CliTest):
         self.assertEqual(r.code, 0, repr(r))
 
     def test_temp_files_of_a_killed_rewrite_are_removed(self):
-        spec = self.write("s.yaml", PRISM_SWEEP.format(name="grid"))
+        spec = self.write("s.yaml", SWEEP.format(name="grid"))
         out = self.tmp / "o"
         out.mkdir()
         stale = out / ".grid.jsonl.0123456789abcdef.tmp"

@@ -30,7 +30,7 @@ import time
 import unittest
 from pathlib import Path
 
-from clitest import BIN, SOURCE
+from clitest import BIN, SOURCE, SWEEP
 
 BIN = os.path.abspath(BIN)  # the cases run in their own folders
 
@@ -67,17 +67,6 @@ needle_tokens: 16
 MANIFEST = ('{"format": "lightsim-kv", "version": 1, "source": "test", "dtype": "float32", '
             '"layer_ids": [0], "kv_heads": 1, "q_heads": 1, "head_dim": 2, "tokens": 4, '
             '"steps": 1, "rope_base": 0, "needles": []}')
-
-SWEEP = """schema_version: 1
-kind: sweep
-name: {name}
-target: prism_cost
-request: {{accelerator: seed, drift_duration: 10 ms}}
-grid:
-  - key: programming.weight_bits
-    values: [4, 5]
-"""
-
 
 class LINK(str):
     """A symbolic link to the given target."""
