@@ -43,6 +43,7 @@ struct GlobalOptions {
 
  private:
   mutable std::optional<config::Assignments> tracked_;  // built from `assignments` once
+  mutable bool shadows_reported_ = false;               // presets --config-path shadows
 };
 
 // Each command file adds its subcommand(s) to the app; the callback runs after parsing.

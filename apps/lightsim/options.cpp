@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "lightsim/core/config_roots.h"
+#include "lightsim/core/config_shadow.h"
 #include "lightsim/core/data_dir.h"
 
 namespace lightsim::cli {
@@ -12,6 +13,13 @@ config::LoadOptions GlobalOptions::load_options() const {
   for (const auto& root : config_path)
     o.config_roots.push_back(config::require_config_root(root, "--config-path"));
   o.config_roots.push_back(data_configs_dir());
+  if (!shadows_reported_) {  // once a run, before any preset is read
+    shadows_reported_ = true;
+    if (!config_path.empty())
+      for (const config::ShadowedPreset& s : config::shadowed_presets(o))
+        fmt::print(stderr, "lightsim: warning: preset {} is read from {} (--config-path), not {}\n",
+                   s.name, s.used.string(), s.shadowed.string());
+  }
   if (!tracked_) tracked_ = config::Assignments(assignments);
   o.assignments = *tracked_;
   return o;

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "lightsim/core/atomic_file.h"
+#include "lightsim/core/config_shadow.h"
 #include "lightsim/core/csv.h"
 #include "lightsim/core/data_dir.h"
 #include "lightsim/core/input_file.h"
@@ -100,6 +101,11 @@ void run_reproduce(const std::filesystem::path& config_file, bool resume,
   manifest["size"] = spec.size;
   manifest["studies"] = studies;
   manifest["config"] = config::to_yaml(document);
+  // Presets of --config-path read instead of shipped ones of the same name (config_shadow.h).
+  manifest["shadowed_presets"] = Json::array();
+  for (const config::ShadowedPreset& s : config::shadowed_presets(load))
+    manifest["shadowed_presets"].push_back(
+        {{"name", s.name}, {"used", s.used.string()}, {"shadowed", s.shadowed.string()}});
   write_json_file(options.out / "run.json", manifest);
 
   // Every study at the job's size, each written as soon as it finishes (a later failure or an

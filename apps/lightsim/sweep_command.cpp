@@ -8,8 +8,10 @@
 #include "cli.h"
 #include "lightsim/core/atomic_file.h"
 #include "lightsim/core/json.h"
+#include "lightsim/core/memory_budget.h"
 #include "lightsim/ops/operation.h"
 #include "lightsim/sweep/export.h"
+#include "lightsim/sweep/memory.h"
 #include "lightsim/sweep/merge.h"
 #include "lightsim/sweep/run.h"
 #include "lightsim/sweep/store.h"
@@ -54,7 +56,6 @@ void run_sweep_command(const SweepCommandOptions& o, const GlobalOptions& option
 
   // Everything that can be wrong with the input fails here, before any point runs (each
   // point's check also requires every --set to be used by its configs).
-  const std::vector<sweep::Point> points = sweep::expand(spec);
   const auto target = sweep::make_target(spec, o.spec, registry, load);
   const ops::Info& op = ops::find_operation(registry, spec.target).info();
   ContextOptions co = options.context_options(op.default_seed, Time::si(5.0));
@@ -63,6 +64,11 @@ void run_sweep_command(const SweepCommandOptions& o, const GlobalOptions& option
     co.log_level = LogLevel::warn;
   }
   Context ctx(co);
+  // The point lists grow with the point count (10^7 allowed): estimated before they exist.
+  require_memory(sweep::estimate_sweep_bytes(spec), ctx.memory_budget(),
+                 fmt::format("{}: sweep '{}' of {} points (its point lists)", o.spec.string(),
+                             spec.name, sweep::point_count(spec)));
+  const std::vector<sweep::Point> points = sweep::expand(spec);
   sweep::check_points(spec, o.spec, *target, points, ctx);
   const Json header = sweep::store_header(spec, config::to_yaml(document), *target, points.size(),
                                           ctx.seed(), shard);

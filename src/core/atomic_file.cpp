@@ -1,6 +1,7 @@
 #include "lightsim/core/atomic_file.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include <system_error>
 
 #include "core/posix_file.h"
+#include "lightsim/core/dead_temp_files.h"
 #include "lightsim/core/error.h"
 
 namespace lightsim {
@@ -25,6 +27,9 @@ int create_unique(const std::filesystem::path& dir, const std::string& stem,
     std::filesystem::path candidate = dir / fmt::format(".{}.{:016x}.tmp", stem, tag);
     int fd = ::open(candidate.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd >= 0) {
+      // Held until the file is renamed into place or removed: what tells a live writer's
+      // temp file from one a killed process left (remove_stale_temp_files).
+      (void)::flock(fd, LOCK_EX | LOCK_NB);
       created = std::move(candidate);
       return fd;
     }
@@ -44,6 +49,7 @@ std::filesystem::path parent_or_dot(const std::filesystem::path& path) {
 AtomicFile::AtomicFile(std::filesystem::path target) : target_(std::move(target)) {
   LIGHTSIM_CHECK_AS(IoError, !target_.filename().empty(), "cannot write '{}': not a file path",
                     target_.string());
+  remove_dead_temp_files(target_);  // what killed writes of this target left
   fd_ = create_unique<IoError>(
       parent_or_dot(target_), target_.filename().string(), temp_,
       fmt::format("cannot create a temporary file for '{}'", target_.string()));
@@ -80,17 +86,18 @@ void AtomicFile::commit() {
     LIGHTSIM_THROW(IoError, "cannot flush '{}' to disk: {}", target_.string(),
                    detail::errno_message(errno));
   }
+  // Renamed while still open, so its lock is held until the temp name is gone.
+  if (::rename(temp_.c_str(), target_.c_str()) != 0) {
+    LIGHTSIM_THROW(IoError, "cannot rename '{}' to '{}': {}", temp_.string(), target_.string(),
+                   detail::errno_message(errno));
+  }
+  committed_ = true;
   int fd = fd_;
   fd_ = -1;
   if (::close(fd) != 0) {
     LIGHTSIM_THROW(IoError, "cannot close '{}': {}", target_.string(),
                    detail::errno_message(errno));
   }
-  if (::rename(temp_.c_str(), target_.c_str()) != 0) {
-    LIGHTSIM_THROW(IoError, "cannot rename '{}' to '{}': {}", temp_.string(), target_.string(),
-                   detail::errno_message(errno));
-  }
-  committed_ = true;
   // Make the rename itself durable.
   std::filesystem::path dir = parent_or_dot(target_);
   int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -107,7 +114,9 @@ void AtomicFile::commit() {
   }
 }
 
-std::size_t remove_stale_temp_files(const std::filesystem::path& target) {
+namespace {
+
+std::size_t remove_temp_files(const std::filesystem::path& target, bool only_unlocked) {
   const std::string prefix = fmt::format(".{}.", target.filename().string());
   constexpr std::string_view kSuffix = ".tmp";
   constexpr std::size_t kTagDigits = 16;
@@ -120,10 +129,29 @@ std::size_t remove_stale_temp_files(const std::filesystem::path& target) {
       continue;
     const std::string_view tag = std::string_view(name).substr(prefix.size(), kTagDigits);
     if (tag.find_first_not_of("0123456789abcdef") != std::string_view::npos) continue;
+    // A live writer holds an exclusive lock on its temp file (create_unique): kept.
+    const int fd =
+        only_unlocked ? ::open(entry.path().c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+                      : -1;
+    if (fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      ::close(fd);
+      continue;
+    }
     std::error_code remove_ec;
     if (std::filesystem::remove(entry.path(), remove_ec)) ++removed;
+    if (fd >= 0) ::close(fd);
   }
   return removed;
+}
+
+}  // namespace
+
+std::size_t remove_stale_temp_files(const std::filesystem::path& target) {
+  return remove_temp_files(target, false);
+}
+
+std::size_t remove_dead_temp_files(const std::filesystem::path& target) {
+  return remove_temp_files(target, true);
 }
 
 void write_file_atomic(const std::filesystem::path& path, std::string_view content) {

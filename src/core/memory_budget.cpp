@@ -1,7 +1,9 @@
 #include "lightsim/core/memory_budget.h"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "lightsim/core/error.h"
@@ -16,9 +18,31 @@ std::uint64_t physical_memory_bytes() {
   return bytes_of(static_cast<std::uint64_t>(pages), static_cast<std::uint64_t>(page_size));
 }
 
+namespace {
+
+// The process's own ceiling: the smaller of its address-space and data-segment limits
+// (setrlimit, `ulimit -v`); 0 when neither is set. Beyond it an allocation fails with
+// std::bad_alloc whatever the machine's RAM, so the default budget respects it too.
+std::uint64_t process_memory_limit() {
+  std::uint64_t limit = 0;
+  const auto lower_to = [&limit](auto which) {
+    rlimit r{};
+    if (::getrlimit(which, &r) != 0 || r.rlim_cur == RLIM_INFINITY) return;
+    const auto cur = static_cast<std::uint64_t>(r.rlim_cur);
+    limit = limit == 0 ? cur : std::min(limit, cur);
+  };
+  lower_to(RLIMIT_AS);
+  lower_to(RLIMIT_DATA);
+  return limit;
+}
+
+}  // namespace
+
 std::uint64_t default_memory_budget() {
-  const std::uint64_t ram = physical_memory_bytes();
-  if (ram == 0) return std::uint64_t{16} << 30;
+  std::uint64_t ram = physical_memory_bytes();
+  if (ram == 0) ram = std::uint64_t{20} << 30;  // unknown: a budget of 16 GiB
+  const std::uint64_t limit = process_memory_limit();
+  if (limit != 0) ram = std::min(ram, limit);
   return ram / 5 * 4;
 }
 

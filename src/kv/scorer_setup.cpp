@@ -91,7 +91,10 @@ std::vector<Choice> documents(std::span<const std::string> labels,
     const ScorerFactory& f = scorers.get(c.scorer);
     for (const ScorerOption& o : options) {
       if (!has_field(*f.schema, o.field)) continue;
-      c.document.set(o.field, config::parse_document(o.value, o.source));
+      config::Node value = config::parse_document(o.value, o.source);
+      // A scalar is located at the option itself, not at line 1 of its one-line text.
+      if (value.is_scalar()) value = config::Node::make_scalar(value.scalar(), {o.source, 0, 0});
+      c.document.set(o.field, std::move(value));
       used.insert(o.field);
     }
     out.push_back(std::move(c));

@@ -4,6 +4,7 @@
 // retrieval engine of the CLI, Python and the Prism studies).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <algorithm>
 
 #include <filesystem>
 #include <map>
@@ -109,11 +110,17 @@ KvGenerated evaluate_generate(const KvGenerateRequest& q, Env& env) {
   return {env.out, cache.geometry(), env.ctx.seed()};
 }
 
-// The scorer options of a request, each named by its key for messages.
+// The scorer options of a request, each named for messages by its key and by the CLI flag
+// that sets it ("scorer_options.nprobe (--nprobe)"): the map keeps no location of the flag,
+// key or Python keyword that set it, and a message naming only the key left the flag's user
+// to guess.
 std::vector<kv::ScorerOption> scorer_options(const KvSelectRequest& q) {
   std::vector<kv::ScorerOption> out;
-  for (const auto& [field, value] : q.scorer_options)
-    out.push_back({field, value, "scorer_options." + field});
+  for (const auto& [field, value] : q.scorer_options) {
+    std::string flag = field;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    out.push_back({field, value, fmt::format("scorer_options.{} (--{})", field, flag)});
+  }
   return out;
 }
 

@@ -331,7 +331,8 @@ PlanResult evaluate_plan(const PrefillPlanRequest& q, Env& env) {
   std::vector<prefill::SearchResult> results;
   for (std::int64_t n : s.scenario.gpu_counts) {
     env.ctx.throw_if_cancelled("prefill plan");
-    results.push_back(prefill::search(ev, n, static_cast<std::size_t>(q.top)));
+    results.push_back(
+        prefill::search(ev, n, static_cast<std::size_t>(q.top), env.ctx.cancel_flag()));
     r.searches.push_back({n, results.back()});
   }
   r.front = prefill::pareto_front(results);

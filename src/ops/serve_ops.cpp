@@ -164,8 +164,9 @@ void print_report(const serve::ServeReport& r, std::ostream& out) {
 }
 
 ServeRunResult evaluate_serve(const ServeRunRequest& q, Env& env) {
-  const serve::ServeSetup setup =
+  serve::ServeSetup setup =
       serve::prepare(q.scenario, env.load, env.ctx.seed(), env.ctx.memory_budget());
+  setup.config.cancel = env.ctx.cancel_flag();
   env.inputs_read();
   if (q.write_requests && !env.out.empty()) {
     prepare_output_dir(env.out);

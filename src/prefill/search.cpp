@@ -5,6 +5,8 @@
 #include <array>
 #include <chrono>
 
+#include "lightsim/core/error.h"
+
 namespace lightsim::prefill {
 
 namespace {
@@ -36,10 +38,9 @@ void keep_top(std::vector<Result>& kept, const Result& r, std::size_t top) {
   kept.insert(kept.begin() + index, r);
 }
 
-}  // namespace
-
-std::vector<Plan> enumerate_plans(const Evaluator& ev, std::int64_t gpus) {
-  std::vector<Plan> plans;
+// Calls visit(plan) for every candidate of `gpus` GPUs, in enumeration order.
+template <class Visit>
+void for_each_plan(const Evaluator& ev, std::int64_t gpus, Visit&& visit) {
   const model::Transformer& m = ev.model();
   const std::int64_t heads = m.attention.heads;
   const std::int64_t inner = ev.topology().tiers.front().domain_size;
@@ -63,31 +64,42 @@ std::vector<Plan> enumerate_plans(const Evaluator& ev, std::int64_t gpus) {
           for (int e = 0; e < n_ep; ++e)
             for (int a = 0; a < (cp > 1 ? 4 : 1); ++a)
               for (std::int64_t mb = pp; mb <= (pp > 1 ? 4 * pp : 1); mb *= 2)
-                plans.push_back({tp, cp, eps[static_cast<std::size_t>(e)], pp, per_pp / w,
-                                 static_cast<CpAlgorithm>(a), mb,
-                                 w / eps[static_cast<std::size_t>(e)]});
+                visit(Plan{tp, cp, eps[static_cast<std::size_t>(e)], pp, per_pp / w,
+                           static_cast<CpAlgorithm>(a), mb, w / eps[static_cast<std::size_t>(e)]});
         }
       }
     }
   }
+}
+
+}  // namespace
+
+std::vector<Plan> enumerate_plans(const Evaluator& ev, std::int64_t gpus) {
+  std::vector<Plan> plans;
+  for_each_plan(ev, gpus, [&plans](const Plan& p) { plans.push_back(p); });
   return plans;
 }
 
-SearchResult search(const Evaluator& ev, std::int64_t gpus, std::size_t top) {
+SearchResult search(const Evaluator& ev, std::int64_t gpus, std::size_t top,
+                    const std::atomic<bool>* cancel) {
   const auto start = std::chrono::steady_clock::now();
   SearchResult out;
   out.gpus = gpus;
-  for (const Plan& p : enumerate_plans(ev, gpus)) {
+  for_each_plan(ev, gpus, [&](const Plan& p) {
+    if (cancel != nullptr && out.evaluated % 256 == 0 && cancel->load(std::memory_order_relaxed))
+      LIGHTSIM_THROW(Interrupted,
+                     "prefill plan search of {} GPUs ({} plans evaluated): interrupted", gpus,
+                     out.evaluated);
     Result r = ev.evaluate(p);
     ++out.evaluated;
     if (!r.feasible) {
       if (!out.best.feasible) out.best = std::move(r);
-      continue;
+      return;
     }
     ++out.feasible;
     keep_top(out.top, r, top);
     if (!out.best.feasible || r.latency_s < out.best.latency_s) out.best = std::move(r);
-  }
+  });
   if (out.evaluated == 0) {
     out.best.gpus = gpus;
     out.best.reason = "no plan passes the enumeration rules for this GPU count";

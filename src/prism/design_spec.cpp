@@ -1,6 +1,9 @@
 // The specs of the design-space search (design.h).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdint>
+
 #include "lightsim/prism/design.h"
 
 namespace lightsim::prism {
@@ -35,6 +38,24 @@ void DesignSpaceSpec::describe(config::Schema<DesignSpaceSpec>& s) {
   s.field("top_k", &S::top_k, "blocks selected per KV head per step (k)")
       .range(std::int64_t{1}, std::int64_t{1} << 20);
   s.rule([](const S& v) -> std::optional<std::string> {
+    // The search keeps every candidate with its constraints (DesignResult::all, ~1-2 KB
+    // each): 13 lists of 10 values were 10^13 candidates, reserved at once (std::bad_alloc, or
+    // a size_t product that wraps). The cap is 29x the largest shipped space (3,456).
+    const std::size_t lists[] = {
+        v.ring_radius.size(),    v.q_loaded.size(), v.channel_spacing.size(), v.dim.size(),
+        v.laser_power.size(),    v.rows.size(),     v.detection.size(),       v.weight_bits.size(),
+        v.lock_precision.size(), v.chips.size(),    v.query_encoding.size(),  v.block_tokens.size(),
+        v.top_k.size()};
+    std::uint64_t product = 1;
+    for (const std::size_t n : lists) {
+      const std::uint64_t m = std::max<std::size_t>(n, 1);
+      product = product <= kMaxDesignCandidates / m ? product * m : kMaxDesignCandidates + 1;
+    }
+    if (product > kMaxDesignCandidates)
+      return fmt::format(
+          "the lists give more than {} candidates (their product; the most a design "
+          "search may have)",
+          kMaxDesignCandidates);
     for (const std::string& e : v.query_encoding)
       if (e != "intensity" && e != "balanced")
         return fmt::format("query_encoding: '{}' is not one of intensity, balanced", e);

@@ -105,7 +105,12 @@ class Simulation {
   }
 
   SimResult run() {
+    std::uint64_t handled = 0;
     while (!events_.empty()) {
+      if (c_.cancel != nullptr && ++handled % 4096 == 0 &&
+          c_.cancel->load(std::memory_order_relaxed)) [[unlikely]]
+        LIGHTSIM_THROW(Interrupted, "serving simulation (at {} s of simulated time): interrupted",
+                       now_);
       const Event e = events_.top();
       events_.pop();
       now_ = e.t;

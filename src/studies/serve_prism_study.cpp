@@ -73,7 +73,9 @@ void evaluate(ServePrismRun& run) {
     const auto serve_with = [&](bool prism) {
       serve::LoadedScenario s = sc;
       s.spec.prism.enabled = prism;
-      return serve::prepare(std::move(s), run.presets, run.ctx.seed());
+      serve::ServeSetup setup = serve::prepare(std::move(s), run.presets, run.ctx.seed());
+      setup.config.cancel = run.ctx.cancel_flag();
+      return setup;
     };
     const serve::ServeReport full = serve::run(serve_with(false));
     const serve::ServeSetup prism_setup = serve_with(true);

@@ -69,8 +69,9 @@ serve::LoadedScenario scenario_of(const ServingStudySpec& spec, const Point& p) 
 }
 
 Outcome run_point(const ServingStudySpec& spec, const Point& p, const config::LoadOptions& load,
-                  std::uint64_t seed) {
-  const serve::ServeSetup setup = serve::prepare(scenario_of(spec, p), load, seed);
+                  std::uint64_t seed, const std::atomic<bool>* cancel) {
+  serve::ServeSetup setup = serve::prepare(scenario_of(spec, p), load, seed);
+  setup.config.cancel = cancel;  // a point's simulation stops within 4096 events
   serve::ServeReport r = serve::run(setup);
   Outcome o;
   o.power = *r.power;
@@ -245,8 +246,9 @@ void evaluate(ServingRun& run) {
                           .load = l / static_cast<double>(c),
                           .token_load = l});
   const std::uint64_t seed = run.ctx.seed();
-  const std::vector<Outcome> out =
-      run.map(grid, [&](const Point& p) { return run_point(spec, p, run.presets, seed); });
+  const std::vector<Outcome> out = run.map(grid, [&](const Point& p) {
+    return run_point(spec, p, run.presets, seed, run.ctx.cancel_flag());
+  });
 
   run.table("runs", "Every arm x traffic x pool split x offered load", run_columns(true));
   for (std::size_t i = 0; i < part_b; ++i) add_run_row(run, "runs", true, grid[i], out[i]);

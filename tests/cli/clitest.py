@@ -13,6 +13,19 @@ BIN = os.environ.get("LIGHTSIM_BIN", "build/bin/lightsim")
 SOURCE = Path(os.environ.get("LIGHTSIM_SOURCE_DIR", Path(__file__).resolve().parents[2]))
 
 
+# A two-point prism_cost sweep; {name} is its name (the malformed-input and bounded-resource
+# tests write it with hostile or ordinary names).
+SWEEP = """schema_version: 1
+kind: sweep
+name: {name}
+target: prism_cost
+request: {{accelerator: seed, drift_duration: 10 ms}}
+grid:
+  - key: programming.weight_bits
+    values: [4, 5]
+"""
+
+
 class Result:
     def __init__(self, proc):
         self.code = proc.returncode

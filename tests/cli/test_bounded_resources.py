@@ -16,22 +16,11 @@ import subprocess
 import time
 import unittest
 
-from clitest import BIN, CliTest, Result, SOURCE
+from clitest import BIN, CliTest, Result, SOURCE, SWEEP
 
 # Each command below must fail within this many seconds and this much memory.
 SECONDS = 10
 MEMORY_BYTES = 1 << 30
-
-PRISM_SWEEP = """schema_version: 1
-kind: sweep
-name: {name}
-target: prism_cost
-request: {{accelerator: seed, drift_duration: 10 ms}}
-grid:
-  - key: programming.weight_bits
-    values: [4, 5]
-"""
-
 
 def limit_memory():
     resource.setrlimit(resource.RLIMIT_AS, (4 * MEMORY_BYTES, 4 * MEMORY_BYTES))
@@ -159,7 +148,7 @@ class KvCacheAtomicity(CliTest):
 
 class SweepStore(CliTest):
     def test_a_second_writer_is_refused(self):
-        spec = self.write("s.yaml", PRISM_SWEEP.format(name="locked"))
+        spec = self.write("s.yaml", SWEEP.format(name="locked"))
         out = self.tmp / "o"
         out.mkdir()
         # Another run holds the store's lock (flock is per open file, across processes).
@@ -174,7 +163,7 @@ class SweepStore(CliTest):
         self.assertEqual(r.code, 0, repr(r))
 
     def test_temp_files_of_a_killed_rewrite_are_removed(self):
-        spec = self.write("s.yaml", PRISM_SWEEP.format(name="grid"))
+        spec = self.write("s.yaml", SWEEP.format(name="grid"))
         out = self.tmp / "o"
         out.mkdir()
         stale = out / ".grid.jsonl.0123456789abcdef.tmp"
@@ -185,6 +174,44 @@ class SweepStore(CliTest):
         self.assertEqual(r.code, 0, repr(r))
         self.assertFalse(stale.exists())
         self.assertTrue(other.exists())
+
+
+class DeadTempFiles(CliTest):
+    def test_a_killed_writers_temp_files_go_and_a_live_writers_stay(self):
+        # A SIGKILL left `.<file>.<16 hex>.tmp` in --out that no later run removed (63 MB once):
+        # --out has no lock, so each writer holds an flock on its temp file while it lives.
+        out = self.tmp / "o"
+        out.mkdir()
+        dead = out / ".prism.json.0123456789abcdef.tmp"
+        dead.write_bytes(b"x" * 1000)
+        live = out / ".prism.json.fedcba9876543210.tmp"
+        live.write_bytes(b"y")
+        other = out / ".notes.txt.0123456789abcdef.tmp"  # another target's: kept
+        other.write_bytes(b"z")
+        with open(live, "rb") as held:
+            fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)  # a live writer of the same file
+            r = run_bounded("study", "run", "prism", "--quick", "--out", out)
+        self.assertEqual(r.code, 0, repr(r))
+        self.assertTrue((out / "prism.json").exists())
+        self.assertFalse(dead.exists())
+        self.assertTrue(live.exists())
+        self.assertTrue(other.exists())
+
+
+class ShadowedPresets(CliTest):
+    def test_a_config_path_preset_of_a_shipped_name_is_reported(self):
+        # It left no trace: the result silently came from the user's copy.
+        shipped = (SOURCE / "configs" / "devices" / "soi.yaml").read_text()
+        self.write("root/devices/soi.yaml", shipped)
+        self.write("root/devices/mine.yaml", shipped)  # a new name shadows nothing
+        r = run_bounded("--config-path", self.tmp / "root", "photonics", "ring", "soi")
+        self.assertEqual(r.code, 0, repr(r))
+        lines = [l for l in r.err.splitlines() if "warning: preset" in l]
+        self.assertEqual(len(lines), 1, repr(r))
+        self.assertIn("preset devices/soi is read from " + str(self.tmp / "root" / "devices" /
+                                                            "soi.yaml"), lines[0])
+        self.assertIn("(--config-path), not ", lines[0])
+        self.assertTrue(lines[0].endswith("devices/soi.yaml"), lines[0])
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ import time
 import unittest
 from pathlib import Path
 
-from clitest import BIN, SOURCE
+from clitest import BIN, SOURCE, SWEEP
 
 BIN = os.path.abspath(BIN)  # the cases run in their own folders
 
@@ -67,17 +67,6 @@ needle_tokens: 16
 MANIFEST = ('{"format": "lightsim-kv", "version": 1, "source": "test", "dtype": "float32", '
             '"layer_ids": [0], "kv_heads": 1, "q_heads": 1, "head_dim": 2, "tokens": 4, '
             '"steps": 1, "rope_base": 0, "needles": []}')
-
-SWEEP = """schema_version: 1
-kind: sweep
-name: {name}
-target: prism_cost
-request: {{accelerator: seed, drift_duration: 10 ms}}
-grid:
-  - key: programming.weight_bits
-    values: [4, 5]
-"""
-
 
 class LINK(str):
     """A symbolic link to the given target."""
@@ -481,6 +470,18 @@ CLI_CASES = [
          for key in ("programming.weight_bits", "electronics.rows_per_adc", "device.bank.rows",
                      "logical_rows", "electronics.pipelined"))},
      ["s.yaml", "grid", "more than 10000000 points"]),
+    # 10^7 sampled points (the most allowed) under the 1 GiB limit: std::bad_alloc (exit 1)
+    # while the points were expanded; their lists are now estimated first (~4.5 GiB).
+    ("sweep sample beyond the memory budget", ["sweep", "{tmp}/s.yaml"],
+     {"s.yaml": SWEEP.format(name="g").split("grid:")[0] + "sample:\n  count: 10000000\n"
+      "  keys:\n    - {key: electronics.rows_per_adc, min: \"1\", max: \"8\", integer: true}\n"},
+     ["s.yaml", "10000000 points", "memory budget"]),
+    # 400 x 300 rows and channels x the 4 candidates of tiny: 480,000 candidates, each kept
+    # with its constraints (13 lists of 10 were 10^13, reserved at once).
+    ("prism design too many candidates",
+     ["prism", "design", "tiny", "--set", "space.rows=[" + ",".join(map(str, range(1, 401))) + "]",
+      "--set", "space.dim=[" + ",".join(map(str, range(1, 301))) + "]"], {},
+     ["space", "more than 100000 candidates"]),
     ("sweep bad request key", ["sweep", "{tmp}/s.yaml"],
      {"s.yaml": sub(SWEEP.format(name="g"), "drift_duration: 10 ms", "drift_durration: 10 ms")},
      ["drift_durration"]),
@@ -580,9 +581,10 @@ CLI_CASES = [
     ("kv fit unknown knob", ["kv", "fit", "{tmp}/cache", "--knobs", "warp_factor"], kv_cache(),
      ["warp_factor"]),
     ("kv select zero nprobe", ["kv", "select", "--cache", "{tmp}/cache", "--scorer",
-                               "faiss_ivfpq", "--nprobe", "0"], kv_cache(), ["nprobe"]),
+                               "faiss_ivfpq", "--nprobe", "0"], kv_cache(),
+     ["--nprobe", "scorer_options.nprobe", "out of range"]),
     ("kv select zero pq-m", ["kv", "select", "--cache", "{tmp}/cache", "--scorer", "faiss_ivfpq",
-                             "--pq-m", "0"], kv_cache(), ["pq_m"]),
+                             "--pq-m", "0"], kv_cache(), ["--pq-m", "pq_m"]),
     ("kv select pq-m not dividing", ["kv", "select", "--cache", "{tmp}/cache", "--scorer",
                                      "faiss_ivfpq", "--pq-m", "3"], kv_cache(), ["pq_m"]),
     ("kv select nlist huge", ["kv", "select", "--cache", "{tmp}/cache", "--scorer",

@@ -15,6 +15,7 @@
 //  - DP = GPUs / (W x PP).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -33,10 +34,14 @@ struct SearchResult {
   std::vector<Result> top;
 };
 
-// Candidate plans of `gpus` GPUs under the rules above.
+// Candidate plans of `gpus` GPUs under the rules above (a list: for the tests and small
+// counts; search() streams them, as a count with many divisors has ~10^7 candidates).
 std::vector<Plan> enumerate_plans(const Evaluator& evaluator, std::int64_t gpus);
-// Evaluates every candidate once, keeping the best and the `top` best.
-SearchResult search(const Evaluator& evaluator, std::int64_t gpus, std::size_t top = 0);
+// Evaluates every candidate once as it is enumerated (no candidate list, so memory is the
+// `top` kept results whatever the count), keeping the best and the `top` best. `cancel`
+// (SIGINT/SIGTERM's flag, may be null) is polled every 256 candidates: Interrupted.
+SearchResult search(const Evaluator& evaluator, std::int64_t gpus, std::size_t top = 0,
+                    const std::atomic<bool>* cancel = nullptr);
 
 // Pareto front of best latency vs GPU count: indices of `results` (ascending GPUs) whose
 // latency is lower than that of every smaller GPU count.

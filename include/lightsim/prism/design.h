@@ -31,6 +31,9 @@
 
 namespace lightsim::prism {
 
+// The most candidates a design space may give (the product of its lists; design_spec.cpp).
+inline constexpr std::uint64_t kMaxDesignCandidates = 100'000;
+
 // The free variables; an empty list means the base accelerator's value (one value).
 struct DesignSpaceSpec {
   static constexpr std::string_view kind = "prism_design_space";

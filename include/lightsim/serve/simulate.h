@@ -12,6 +12,7 @@
 // one transfer at a time per prefill instance: latency + bytes / bandwidth).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -40,6 +41,9 @@ struct SimConfig {
   double slo_ttft = 1;      // s
   double slo_tpot = 0.05;   // s
   std::int64_t queue_series_bins = 40;
+  // SIGINT/SIGTERM's stop flag (Context::cancel_flag(); null: never), polled every 4096
+  // events: Interrupted. A million-request run simulates for tens of seconds.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // Latency percentiles of one metric over `count` requests (linear interpolation between
