@@ -4,7 +4,9 @@
 #include <vector>
 
 #include "bench_setup.h"
+#include "lightsim/kv/attention.h"
 #include "lightsim/kv/kernels.h"
+#include "roofline.h"
 
 namespace lightsim::kv {
 namespace {
@@ -34,6 +36,7 @@ void BM_SignatureScoreTopK(benchmark::State& state) {
   rng.fill_normal(std::span<float>(queries));
   pack_signatures(sig.data(), blocks, dim, packed);
   std::size_t i = 0;
+  lightsim::bench::RooflineTimer timer;
   for (auto _ : state) {
     const float* q = queries.data() + (i++ % 64) * dim;
     score_signatures_blocked(packed, q, scores.data());
@@ -41,8 +44,12 @@ void BM_SignatureScoreTopK(benchmark::State& state) {
     benchmark::DoNotOptimize(top.data());
   }
   state.SetItemsProcessed(state.iterations());
+  // 2 N d flops (multiply and add); the fp32 signatures read once, the scores written and read
+  // back by the top-k. Working set: signatures + scores.
+  const auto n = static_cast<double>(blocks), nd = n * static_cast<double>(dim);
+  timer.report(state, 2.0 * nd, 4.0 * nd + 8.0 * n, (blocks * dim + blocks) * sizeof(float));
 }
-BENCHMARK(BM_SignatureScoreTopK)->Arg(256)->Arg(1024)->Arg(8192);
+BENCHMARK(BM_SignatureScoreTopK)->Arg(256)->Arg(1024)->Arg(8192)->Arg(65536);
 
 // The halves of the above at 1024 blocks: scoring alone (blocked layout, and the older
 // [d, blocks] layout for comparison), top-32 alone.
@@ -54,10 +61,14 @@ void BM_SignatureScoreOnly(benchmark::State& state) {
   rng.fill_normal(std::span<float>(sig));
   rng.fill_normal(std::span<float>(q));
   pack_signatures(sig.data(), blocks, dim, packed);
+  lightsim::bench::RooflineTimer timer;
   for (auto _ : state) {
     score_signatures_blocked(packed, q.data(), scores.data());
     benchmark::DoNotOptimize(scores.data());
   }
+  const double nd = static_cast<double>(blocks * dim);
+  timer.report(state, 2.0 * nd, 4.0 * nd + 4.0 * static_cast<double>(blocks),
+               (blocks * dim + blocks) * sizeof(float));
 }
 BENCHMARK(BM_SignatureScoreOnly);
 
@@ -89,6 +100,63 @@ void BM_TopKOnly(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_TopKOnly);
+
+// The exact-attention reference (the oracle behind every recall): softmax weights of one query
+// head over `tokens` tokens at D = 128 (logits in double, kv::attention_weights). Per token 2 D
+// flops for the logit (the exp and the normalisation not counted), its D fp32 key read and its
+// weight written and normalised in place (16 bytes). Keys are Gaussian; the cost does not
+// depend on the values.
+void BM_ExactAttention(benchmark::State& state) {
+  const auto tokens = static_cast<std::size_t>(state.range(0));
+  const std::size_t dim = 128;
+  std::vector<float> keys(tokens * dim), values(tokens * dim), queries(dim);
+  RandomStream rng(1, {4});
+  rng.fill_normal(std::span<float>(keys));
+  rng.fill_normal(std::span<float>(queries));
+  HeadView head;
+  head.tokens = tokens;
+  head.head_dim = dim;
+  head.group = 1;
+  head.steps = 1;
+  head.keys = keys.data();
+  head.values = values.data();
+  head.queries = queries.data();
+  std::vector<double> p;
+  lightsim::bench::RooflineTimer timer;
+  for (auto _ : state) {
+    attention_weights(head, 0, 0, p);
+    benchmark::DoNotOptimize(p.data());
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(tokens));
+  const double t = static_cast<double>(tokens);
+  timer.report(state, 2.0 * t * static_cast<double>(dim),
+               t * (4.0 * static_cast<double>(dim) + 16.0), tokens * (dim * sizeof(float) + 8));
+}
+BENCHMARK(BM_ExactAttention)->Arg(16384)->Arg(131072)->Unit(benchmark::kMicrosecond);
+
+// The probes themselves, so their figures stand in the same run: triad at working sets from L1
+// to DRAM (bytes in all), and the FMA peak.
+void BM_RooflineTriad(benchmark::State& state) {
+  const auto ws = static_cast<std::size_t>(state.range(0));
+  double bw = 0.0;
+  for (auto _ : state) bw = lightsim::bench::triad_bandwidth(ws);
+  state.counters["triad_GB/s"] = bw * 1e-9;
+}
+BENCHMARK(BM_RooflineTriad)
+    ->ArgName("bytes")
+    ->Arg(48 << 10)
+    ->Arg(128 << 10)
+    ->Arg(1 << 20)
+    ->Arg(8 << 20)
+    ->Arg(256 << 20)
+    ->Iterations(1);
+
+void BM_RooflineFma(benchmark::State& state) {
+  double peak = 0.0;
+  for (auto _ : state) peak = lightsim::bench::fma_peak();
+  state.counters["peak_Gflop/s"] = peak * 1e-9;
+}
+BENCHMARK(BM_RooflineFma)->Iterations(1);
 
 }  // namespace
 }  // namespace lightsim::kv

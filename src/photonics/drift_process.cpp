@@ -21,9 +21,17 @@ DriftProcess::DriftProcess(const DeviceSpec& device, const ImpairmentSpec& impai
   const double tau = impairments.drift_time_constant.si();
   const double period = impairments.query_period.si() > 0 ? impairments.query_period.si()
                                                           : device.tia.integration_window.si();
+  LIGHTSIM_CHECK_AS(UsageError, !impairments.thermal_drift || tau > 0,
+                    "impairments.thermal_drift: the drift time constant comes from an "
+                    "accelerator's thermal model (prism::with_thermal_drift); the photonics "
+                    "kernel alone has none: set drift_time_constant instead");
   if (tau > 0) {
     LIGHTSIM_CHECK(period > 0, "MvmKernel: drift_time_constant needs a query period > 0");
-    refresh_k_ = static_cast<int>(std::clamp(std::floor(0.1 * tau / period), 1.0, 1e9));
+    // Updated every drift_refresh (default tau / 10: the RMS step of an update is then at
+    // most sqrt(2 (1 - e^-0.1)) = 0.44 of the field's sigma).
+    const double refresh =
+        impairments.drift_refresh.si() > 0 ? impairments.drift_refresh.si() : 0.1 * tau;
+    refresh_k_ = static_cast<int>(std::clamp(std::floor(refresh / period), 1.0, 1e9));
     a_ = std::exp(-refresh_k_ * period / tau);
   }
   // Lone-ring weight at the channel wavelength (kernels::DriftBlock).

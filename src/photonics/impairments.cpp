@@ -31,11 +31,19 @@ void ImpairmentSpec::describe(config::Schema<ImpairmentSpec>& s) {
       .min(0.0);
   s.field("drift_time_constant", &ImpairmentSpec::drift_time_constant,
           "time constant of the per-query local drift (Ornstein-Uhlenbeck; 0 = independent "
-          "every query); it is updated every max(1, floor(tau / (10 T))) queries")
+          "every query); it is updated every drift_refresh (0: tau / 10)")
       .min("0 s");
   s.field("query_period", &ImpairmentSpec::query_period,
           "time between queries T (0 = one TIA integration window)")
       .min("0 s");
+  s.field("drift_refresh", &ImpairmentSpec::drift_refresh,
+          "time between updates of the per-query local drift (0 = a tenth of "
+          "drift_time_constant); it is updated every max(1, floor(drift_refresh / T)) queries")
+      .min("0 s");
+  s.field("thermal_drift", &ImpairmentSpec::thermal_drift,
+          "realistic drift: drift_time_constant and drift_refresh from the accelerator's thermal "
+          "model (relock interval, ring and regional walks, sensor scan period; "
+          "docs/thermal.md)");
   s.field("heater_crosstalk", &ImpairmentSpec::heater_crosstalk,
           "neighbouring heaters shift each ring through the tuning's thermal-crosstalk matrix "
           "(thermo-optic devices, uncompensated)");

@@ -8,6 +8,7 @@
 #include "lightsim/core/error.h"
 #include "lightsim/core/rng.h"
 #include "lightsim/photonics/mvm.h"
+#include "lightsim/prism/drift_time.h"
 #include "lightsim/prism/programming.h"
 #include "lightsim/prism/readout.h"
 
@@ -100,7 +101,7 @@ double physical_recall(const AcceleratorSpec& a, std::span<const float> sig,
                  "physical_recall: signatures [N, {}] and queries [Q, {}]", d, d);
   const BankWeights bank =
       map_signatures(sig, d, a.device.requirements.weight_range, bits, a.programming.weight_levels);
-  photonics::MvmKernel kernel(a.device, a.impairments, bank.weights, seed, trial);
+  photonics::MvmKernel kernel(a.device, kernel_impairments(a), bank.weights, seed, trial);
   QueryReadout readout(a, bank);
   std::vector<float> out(sig.size() / du);
   const std::size_t nq = queries.size() / du;

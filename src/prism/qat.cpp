@@ -10,6 +10,7 @@
 #include "lightsim/core/rng.h"
 #include "lightsim/kv/attention.h"
 #include "lightsim/photonics/mvm.h"
+#include "lightsim/prism/drift_time.h"
 #include "lightsim/prism/programming.h"
 
 namespace lightsim::prism {
@@ -183,7 +184,7 @@ double measure_score_noise(const AcceleratorSpec& a, std::uint64_t seed, int row
   std::vector<float> weights(static_cast<std::size_t>(rows) * d);
   const double range = a.device.requirements.weight_range;
   for (float& x : weights) x = static_cast<float>(range * (2.0 * draw.uniform() - 1.0));
-  photonics::MvmKernel kernel(a.device, a.impairments, weights);
+  photonics::MvmKernel kernel(a.device, kernel_impairments(a), weights);
   std::vector<float> x(static_cast<std::size_t>(d)), s1(static_cast<std::size_t>(rows)),
       s2(s1.size());
   double sum = 0, sum2 = 0;

@@ -13,6 +13,7 @@
 #include "lightsim/kv/blocks.h"
 #include "lightsim/kv/projection.h"
 #include "lightsim/photonics/mvm.h"
+#include "lightsim/prism/drift_time.h"
 #include "lightsim/prism/programming.h"
 #include "lightsim/prism/readout.h"
 #include "lightsim/prism/voting.h"
@@ -57,7 +58,7 @@ class PrismScorer final : public kv::Scorer {
     readout_.emplace(acc_, bank_);
     seed_ = index.seed;
     head_id_ = (static_cast<std::uint64_t>(index.layer) << 32) | index.kv_head;
-    kernel_.emplace(acc_.device, acc_.impairments, bank_.weights, seed_, head_id_);
+    kernel_.emplace(acc_.device, kernel_impairments(acc_), bank_.weights, seed_, head_id_);
     q_.resize(head.head_dim);
     pq_.resize(d);
     exact_.resize(nb);

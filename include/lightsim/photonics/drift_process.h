@@ -29,7 +29,8 @@ struct RingWeightConsts {  // lone-ring weight in float (src/photonics/mvm_kerne
 
 class DriftProcess {
  public:
-  // Throws InternalError when drift_time_constant > 0 and the query period is 0.
+  // Throws InternalError when drift_time_constant > 0 and the query period is 0, UsageError
+  // when thermal_drift is set but drift_time_constant is not (no thermal model resolved it).
   DriftProcess(const DeviceSpec& device, const ImpairmentSpec& impairments, const Ring& ring,
                const BlockLayout& layout);
 

@@ -27,6 +27,13 @@ struct ImpairmentSpec {
   // between; T = query_period, or the TIA integration window when query_period is 0.
   Time drift_time_constant = Time::si(0.0);
   Time query_period = Time::si(0.0);
+  // Time between updates of that process (0: a tenth of drift_time_constant), so K =
+  // max(1, floor(drift_refresh / T)) queries.
+  Time drift_refresh = Time::si(0.0);
+  // Realistic drift: drift_time_constant and drift_refresh are set from the accelerator's
+  // thermal model (prism::with_thermal_drift, docs/thermal.md "Drift in time"). The photonics
+  // kernel alone has no thermal model and refuses it until they are set.
+  bool thermal_drift = false;
   // Heat of neighbouring heaters shifts each ring through the tuning's thermal-crosstalk matrix
   // (thermo-optic devices; uncompensated by the weight programming).
   bool heater_crosstalk = true;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "lightsim/core/error.h"
 #include "lightsim/photonics/device.h"
 #include "lightsim/photonics/mvm.h"
 
@@ -59,6 +60,23 @@ TEST(Drift, UpdateIntervalFollowsTheTimeConstantAndTheQueryPeriod) {
   slow.query_period = Time::si(50e-9);
   EXPECT_EQ(MvmKernel(device(), slow, w).drift().refresh_queries(), 2);
   EXPECT_TRUE(MvmKernel(device(), drift(0.0, 0), w).drift().field().empty());  // not kept
+}
+
+TEST(Drift, RefreshStepSetsTheUpdateInterval) {
+  const auto w = weights();
+  ImpairmentSpec s = drift(1e-3, 0);  // tau / 10 alone would give K = 10^4
+  s.drift_refresh = Time::si(1e-6);
+  EXPECT_EQ(MvmKernel(device(), s, w).drift().refresh_queries(), 100);
+  s.drift_refresh = Time::si(1e-9);  // shorter than a query: every query
+  EXPECT_EQ(MvmKernel(device(), s, w).drift().refresh_queries(), 1);
+}
+
+TEST(Drift, ThermalDriftWithoutAThermalModelIsRefused) {
+  ImpairmentSpec s = drift(0.0, 0);
+  s.thermal_drift = true;  // only prism::with_thermal_drift sets its time constant
+  EXPECT_THROW(MvmKernel(device(), s, weights()), UsageError);
+  s.drift_time_constant = Time::si(1e-3);  // resolved: accepted
+  EXPECT_NO_THROW(MvmKernel(device(), s, weights()));
 }
 
 TEST(Drift, FieldIsHeldBetweenUpdatesAndRestartsWithTheState) {

@@ -112,6 +112,24 @@ TEST(KernelIdentity, AttentionWeightsEqualTheLoopForPartialTiles) {
   }
 }
 
+// Head dimensions with and without a remainder of the kernel's eight-dimension steps, and the
+// models' 128 (the SIMD path transposes 8 x 8 tiles and finishes dim % 8 per token).
+TEST(KernelIdentity, AttentionWeightsEqualTheLoopAtEveryHeadDim) {
+  for (std::size_t dim : {1u, 5u, 8u, 20u, 128u}) {
+    const std::size_t tokens = 37, group = 1, steps = 2;
+    std::vector<float> keys(tokens * dim), queries(group * steps * dim);
+    RandomStream rng(6, {dim});
+    rng.fill_normal(std::span<float>(keys));
+    rng.fill_normal(std::span<float>(queries));
+    const HeadView head{tokens, dim, group, steps, keys.data(), keys.data(), queries.data()};
+    std::vector<double> p;
+    for (std::size_t s = 0; s < steps; ++s) {
+      attention_weights(head, 0, s, p);
+      EXPECT_EQ(p, reference_weights(head, 0, s)) << "dim " << dim << " s " << s;
+    }
+  }
+}
+
 TEST(KernelIdentity, BlockMassAtSeveralLayoutsEqualsEachLayoutAlone) {
   const KvCache c = testing::random_cache(geometry(16), 9);
   const HeadView h = c.head(0, 0);
