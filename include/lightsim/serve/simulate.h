@@ -16,6 +16,7 @@
 #include <memory>
 #include <vector>
 
+#include "lightsim/serve/host.h"
 #include "lightsim/serve/step_model.h"
 #include "lightsim/serve/workload.h"
 
@@ -40,6 +41,7 @@ struct SimConfig {
   double slo_ttft = 1;      // s
   double slo_tpot = 0.05;   // s
   std::int64_t queue_series_bins = 40;
+  HostOverhead host;  // host (CPU) time of each step (off: steps are GPU time only)
 };
 
 // Latency percentiles of one metric over `count` requests (linear interpolation between
@@ -95,6 +97,8 @@ struct SimResult {
   std::int64_t gpus = 0;
   PoolUsage colocated, prefill, decode;
   double kv_transfer_time = 0;  // s, mean per transferred request
+  double host_work = 0;         // s: host time of all steps, summed over instances
+  double host_exposed = 0;      // s: step time the host adds beyond the GPU's, summed
   LittleCheck little;
   std::vector<QueuePoint> queue_series;
   std::vector<RequestTimes> times;  // per request in input order (rejected: all 0)
