@@ -135,6 +135,14 @@ void print_report(const serve::ServeReport& r, std::ostream& out) {
     print_pool(out, "prefill", s.prefill);
     print_pool(out, "decode", s.decode);
   }
+  if (r.host) {
+    const double busy = s.colocated.busy + s.prefill.busy + s.decode.busy;
+    fmt::print(out,
+               "  host ({}, {}): {:.3f} ms per step + {:.1f} us per sequence; {:.1f}% of the "
+               "step time is host time beyond the GPU's\n",
+               r.host->engine, serve::to_string(r.host->overlap), r.host->step_base.si() * 1e3,
+               r.host->per_sequence.si() * 1e6, busy > 0 ? 100 * s.host_exposed / busy : 0.0);
+  }
   fmt::print(out,
              "  Little's law: L = {:.3f}, lambda W = {:.3f} x {:.4f} s (relative error {:.1e}); "
              "queue L_q = {:.3f}, lambda W_q = {:.3f}\n",

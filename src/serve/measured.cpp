@@ -1,12 +1,11 @@
 // Serving validation against public measurements (measured.h).
 #include "lightsim/serve/measured.h"
 
-#include <algorithm>
-#include <cmath>
 #include <map>
 #include <set>
 
 #include "lightsim/core/config_files.h"
+#include "lightsim/core/error_summary.h"
 #include "lightsim/core/json.h"
 #include "lightsim/serve/run.h"
 
@@ -129,16 +128,9 @@ ServeValidationReport validate(const ServeMeasurements& m, const config::LoadOpt
     v.rows.push_back(std::move(r));
   }
   v.compared = static_cast<std::int64_t>(errors.size());
-  if (!errors.empty()) {
-    std::vector<double> a;
-    for (double e : errors) a.push_back(std::fabs(e));
-    std::sort(a.begin(), a.end());
-    const std::size_t n = a.size();
-    v.median_abs_error = n % 2 == 1 ? a[n / 2] : 0.5 * (a[n / 2 - 1] + a[n / 2]);
-    v.worst_error = *std::max_element(errors.begin(), errors.end(), [](double x, double y) {
-      return std::fabs(x) < std::fabs(y);
-    });
-  }
+  const core::ErrorSummary summary = core::summarize_errors(errors);
+  v.median_abs_error = summary.median_abs_error;
+  v.worst_error = summary.worst_error;
   return v;
 }
 

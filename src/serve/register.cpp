@@ -10,6 +10,7 @@ void register_all(Registry& registry) {
   registry.add_spec<ScenarioSpec>();
   registry.add_spec<ServeMeasurements>();
   registry.add_spec<CostModelSpec>();
+  registry.add_spec<HostSpec>();
 }
 
 }  // namespace lightsim::serve

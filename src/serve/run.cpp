@@ -66,6 +66,7 @@ ServeSetup prepare(LoadedScenario scenario, const config::LoadOptions& load, std
   c.slo_ttft = sc.slo.ttft.si();
   c.slo_tpot = sc.slo.tpot.si();
   c.queue_series_bins = sc.queue_series_bins;
+  c.host = host_overhead(sc.host ? &sc.host->get() : nullptr);
   const model::Transformer* m = model ? &*model : nullptr;
   if (sc.mode == PoolMode::colocated) {
     c.colocated = sim_pool(pool_model(sc, m, sc.colocated, "colocated", true), sc.colocated);
@@ -120,6 +121,7 @@ ServeReport run(const ServeSetup& setup) {
   r.kv_bandwidth = setup.config.kv_bandwidth;
   r.kv_latency = setup.config.kv_latency;
   r.kv_tier = setup.kv_tier;
+  if (sc.host) r.host = sc.host->get();
   if (sc.mode == PoolMode::colocated)
     r.pool_fabrics = {sc.colocated.fabric.get().name};
   else
@@ -207,6 +209,18 @@ Json to_json(const ServeReport& r) {
         {"latency_s", r.kv_latency},
         {"mean_time_s", s.kv_transfer_time}};
   if (r.power) j["power"] = to_json(*r.power);
+  if (r.host) {  // absent when off: such runs are byte-identical to runs without the key
+    double busy = 0;
+    for (const PoolUsage* u : {&s.colocated, &s.prefill, &s.decode}) busy += u->busy;
+    j["host"] = {{"engine", r.host->engine},
+                 {"overlap", std::string(to_string(r.host->overlap))},
+                 {"step_base_s", r.host->step_base.si()},
+                 {"per_sequence_s", r.host->per_sequence.si()},
+                 {"per_prefill_token_s", r.host->per_prefill_token.si()},
+                 {"host_s", s.host_work},
+                 {"exposed_s", s.host_exposed},
+                 {"exposed_share", busy > 0 ? s.host_exposed / busy : 0.0}};
+  }
   return j;
 }
 

@@ -164,6 +164,10 @@ void ScenarioSpec::describe(config::Schema<ScenarioSpec>& s) {
   s.field("cost_model", &ScenarioSpec::cost_model,
           "configs/cost_models/ name or file: power, energy per token and cost per million "
           "tokens of the run (unset: not reported; docs/serving.md \"Power and cost\")");
+  s.field("host", &ScenarioSpec::host,
+          "configs/serve_hosts/ name or file: host (CPU) time of each batch step of the serving "
+          "engine (scheduling, input preparation, sampling, detokenization, API server); unset: "
+          "steps are GPU time only (docs/serving.md \"Host overhead\")");
 }
 
 LoadedScenario load_scenario(const std::string& name_or_file, const config::LoadOptions& options) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "lightsim/core/error_summary.h"
 #include "lightsim/fabric/measured.h"
 #include "lightsim/prefill/scenario.h"
 #include "lightsim/prefill/sensitivity.h"
@@ -275,8 +276,8 @@ void add_validation(PrefillRun& run) {
              {"kernel_efficiency", ""},
              {"source", ""},
              {"note", ""}});
-  std::vector<double> errors;  // |error| of the rows not fitted
-  std::string worst_id;
+  std::vector<double> errors;                                     // |error| of the rows not fitted
+  std::vector<std::string> error_ids;                             // their ids
   std::vector<std::pair<std::string, prefill::Result>> deployed;  // id, our result (feasible)
   std::vector<double> measured_latency;  // the batch's latency at the measured throughput
   for (const std::string& name : ids) {
@@ -297,9 +298,8 @@ void add_validation(PrefillRun& run) {
     const bool ok = b.feasible;  // an infeasible deployed plan is a result, with its reason
     const double error = ok ? b.tokens_per_s_per_gpu / it->tokens_per_s_per_gpu - 1 : 0.0;
     if (ok && !it->fitted) {
-      if (errors.empty() || std::abs(error) > *std::max_element(errors.begin(), errors.end()))
-        worst_id = name;
       errors.push_back(std::abs(error));
+      error_ids.push_back(name);
     }
     if (ok) {
       deployed.emplace_back(name, b);
@@ -325,22 +325,11 @@ void add_validation(PrefillRun& run) {
             {{"rows", ""}, {"median_abs_error", ""}, {"worst_abs_error", ""}, {"worst_id", ""}});
   add_validation_breakdown(run, deployed, measured_latency);
   if (errors.empty()) return;
-  std::vector<double> sorted = errors;
-  std::sort(sorted.begin(), sorted.end());
-  const std::size_t n = sorted.size();
-  const double median = n % 2 == 1 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
-  run.add_row("validation_summary", {{"rows", static_cast<std::int64_t>(n)},
-                                     {"median_abs_error", median},
-                                     {"worst_abs_error", sorted.back()},
-                                     {"worst_id", worst_id}});
-}
-
-// Median and worst of |errors| (non-empty).
-std::pair<double, double> median_and_worst(std::vector<double> errors) {
-  std::sort(errors.begin(), errors.end());
-  const std::size_t n = errors.size();
-  const double median = n % 2 == 1 ? errors[n / 2] : 0.5 * (errors[n / 2 - 1] + errors[n / 2]);
-  return {median, errors.back()};
+  const core::ErrorSummary summary = core::summarize_errors(errors);
+  run.add_row("validation_summary", {{"rows", static_cast<std::int64_t>(summary.count)},
+                                     {"median_abs_error", summary.median_abs_error},
+                                     {"worst_abs_error", summary.worst_error},
+                                     {"worst_id", error_ids[summary.worst_index]}});
 }
 
 // The collective models against published nccl-tests and DeepEP figures
@@ -365,9 +354,8 @@ void add_collective_validation(PrefillRun& run) {
              {"how", ""},
              {"source", ""},
              {"note", ""}});
-  std::vector<double> errors;
-  std::string worst_id;
-  double worst = -1;
+  std::vector<double> errors;          // |error| of the rows not fitted
+  std::vector<std::string> error_ids;  // their ids
   for (const fabric::CollectiveMeasurement& m : ref.measurements) {
     run.ctx.throw_if_cancelled(fmt::format("prefill study (before collective row '{}')", m.id));
     const fabric::Topology top = fabric::build_topology(fabric::load_fabric(m.fabric, run.presets));
@@ -378,10 +366,7 @@ void add_collective_validation(PrefillRun& run) {
     const double error = o.feasible ? o.value / measured - 1 : 0.0;
     if (o.feasible && !m.fitted) {
       errors.push_back(std::abs(error));
-      if (std::abs(error) > worst) {
-        worst = std::abs(error);
-        worst_id = m.id;
-      }
+      error_ids.push_back(m.id);
     }
     run.add_row(
         "collective_validation",
@@ -404,11 +389,11 @@ void add_collective_validation(PrefillRun& run) {
             "Median and worst |error| over the collective rows not used to fit a parameter",
             {{"rows", ""}, {"median_abs_error", ""}, {"worst_abs_error", ""}, {"worst_id", ""}});
   if (errors.empty()) return;
-  const auto [median, worst_error] = median_and_worst(errors);
-  run.add_row("collective_validation_summary", {{"rows", static_cast<std::int64_t>(errors.size())},
-                                                {"median_abs_error", median},
-                                                {"worst_abs_error", worst_error},
-                                                {"worst_id", worst_id}});
+  const core::ErrorSummary summary = core::summarize_errors(errors);
+  run.add_row("collective_validation_summary", {{"rows", static_cast<std::int64_t>(summary.count)},
+                                                {"median_abs_error", summary.median_abs_error},
+                                                {"worst_abs_error", summary.worst_error},
+                                                {"worst_id", error_ids[summary.worst_index]}});
 }
 
 // Every scenario of the study on all its fabrics, with assumption `assumption` applied

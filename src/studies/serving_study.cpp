@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <string>
 #include <tuple>
 
@@ -121,9 +122,9 @@ std::vector<Column> run_columns(bool with_traffic) {
 }
 
 // One row of `table` ("runs" with its traffic column, or "context" without one).
-void add_run_row(ServingRun& run, const std::string& table, bool with_traffic, const Point& p,
-                 const Outcome& o) {
-  const ServingArmSpec& arm = run.spec.arms[p.arm];
+void add_run_row(ServingRun& run, const ServingStudySpec& spec, const std::string& table,
+                 bool with_traffic, const Point& p, const Outcome& o) {
+  const ServingArmSpec& arm = spec.arms[p.arm];
   const serve::SimResult& s = o.sim;
   const auto row = [&](auto&&... traffic) {
     run.add_row(table, {{"arm", arm.name},
@@ -214,8 +215,17 @@ void add_charts(ServingRun& run) {
   run.chart(ratio);
 }
 
+// The study's spec with each arm's searched splits after its stated ones.
+ServingStudySpec with_searched_splits(const ServingStudySpec& in) {
+  ServingStudySpec out = in;
+  for (ServingArmSpec& arm : out.arms)
+    for (ServingSplitSpec& s : searched_splits(arm.split_search))
+      arm.splits.push_back(std::move(s));
+  return out;
+}
+
 void evaluate(ServingRun& run) {
-  const ServingStudySpec& spec = run.spec;
+  const ServingStudySpec spec = with_searched_splits(run.spec);
   // Part a: every arm x traffic x split x load.
   std::vector<Point> grid;
   for (std::size_t a = 0; a < spec.arms.size(); ++a)
@@ -251,7 +261,7 @@ void evaluate(ServingRun& run) {
   });
 
   run.table("runs", "Every arm x traffic x pool split x offered load", run_columns(true));
-  for (std::size_t i = 0; i < part_b; ++i) add_run_row(run, "runs", true, grid[i], out[i]);
+  for (std::size_t i = 0; i < part_b; ++i) add_run_row(run, spec, "runs", true, grid[i], out[i]);
 
   // Best load of each (arm, traffic, split): the highest goodput per GPU; best split of each
   // (arm, traffic): the highest of those.
@@ -321,7 +331,7 @@ void evaluate(ServingRun& run) {
   run.table("context", "Fixed prompt lengths: every arm x split x load", run_columns(false));
   std::map<std::tuple<std::size_t, std::int64_t, double>, double> best;
   for (std::size_t i = part_b; i < grid.size(); ++i) {
-    add_run_row(run, "context", false, grid[i], out[i]);
+    add_run_row(run, spec, "context", false, grid[i], out[i]);
     double& b = best[{grid[i].arm, grid[i].prompt.median, grid[i].token_load}];
     b = std::max(b, out[i].power.goodput_per_s_per_gpu);
   }
@@ -382,11 +392,65 @@ void ServingArmSpec::describe(config::Schema<ServingArmSpec>& s) {
       .range(std::int64_t{0}, std::int64_t{16});
   s.field("cost_model", &ServingArmSpec::cost_model, "configs/cost_models/ name or file")
       .required();
-  s.field("splits", &ServingArmSpec::splits, "pool splits tried (at least one)").required();
+  s.field("splits", &ServingArmSpec::splits, "pool splits tried (stated)");
+  s.field("split_search", &ServingArmSpec::split_search,
+          "pool splits searched over a GPU budget (decode pool sizes; plans from the sizes)");
   s.rule([](const ServingArmSpec& a) -> std::optional<std::string> {
-    if (a.splits.empty()) return "'splits' needs at least one split";
+    if (a.splits.empty() && a.split_search.decode_gpus.empty())
+      return "give at least one split: 'splits' or 'split_search.decode_gpus'";
+    std::set<std::string> names;
+    for (const ServingSplitSpec& stated : a.splits) names.insert(stated.name);
+    for (const ServingSplitSpec& searched : searched_splits(a.split_search))
+      if (!names.insert(searched.name).second)
+        return std::string("split '").append(searched.name).append("' is both stated and searched");
     return std::nullopt;
   });
+}
+
+void ServingSplitSearchSpec::describe(config::Schema<ServingSplitSearchSpec>& s) {
+  s.help(
+      "Pool splits of a GPU budget: for each decode pool size n, one decode instance of n GPUs "
+      "(plan DPA=n,EP=n, max_batch batch_per_decode_gpu x n) and the remaining GPUs as prefill "
+      "instances of prefill_plan.");
+  s.field("total_gpus", &ServingSplitSearchSpec::total_gpus, "GPUs of both pools together")
+      .range(std::int64_t{0}, std::int64_t{1} << 20);
+  s.field("prefill_gpus_per_instance", &ServingSplitSearchSpec::prefill_gpus_per_instance,
+          "GPUs per prefill instance")
+      .range(std::int64_t{1}, std::int64_t{1} << 16);
+  s.field("prefill_plan", &ServingSplitSearchSpec::prefill_plan,
+          "prefill plan of every prefill instance (prefill/plan.h)");
+  s.field("decode_gpus", &ServingSplitSearchSpec::decode_gpus,
+          "decode pool sizes tried (GPUs of the one decode instance; empty: no search)");
+  s.field("batch_per_decode_gpu", &ServingSplitSearchSpec::batch_per_decode_gpu,
+          "requests resident per decode GPU (the decode instance's max_batch / n)")
+      .range(std::int64_t{1}, std::int64_t{1} << 16);
+  s.rule([](const ServingSplitSearchSpec& x) -> std::optional<std::string> {
+    for (const std::int64_t n : x.decode_gpus) {
+      const std::int64_t rest = x.total_gpus - n;
+      if (n < 1 || rest < x.prefill_gpus_per_instance || rest % x.prefill_gpus_per_instance != 0)
+        return fmt::format(
+            "decode_gpus: {} leaves {} of total_gpus {} for prefill, not a positive multiple of "
+            "prefill_gpus_per_instance {}",
+            n, rest, x.total_gpus, x.prefill_gpus_per_instance);
+    }
+    return std::nullopt;
+  });
+}
+
+std::vector<ServingSplitSpec> searched_splits(const ServingSplitSearchSpec& x) {
+  std::vector<ServingSplitSpec> out;
+  for (const std::int64_t n : x.decode_gpus) {
+    const std::int64_t prefill = x.total_gpus - n;
+    out.push_back({.name = fmt::format("P{}+D{}", prefill, n),
+                   .prefill_instances = prefill / x.prefill_gpus_per_instance,
+                   .prefill_gpus_per_instance = x.prefill_gpus_per_instance,
+                   .prefill_plan = x.prefill_plan,
+                   .decode_instances = 1,
+                   .decode_gpus_per_instance = n,
+                   .decode_plan = fmt::format("DPA={},EP={}", n, n),
+                   .max_batch = x.batch_per_decode_gpu * n});
+  }
+  return out;
 }
 
 void ServingTrafficSpec::describe(config::Schema<ServingTrafficSpec>& s) {

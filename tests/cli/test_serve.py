@@ -192,6 +192,26 @@ colocated: {fabric: dgx_h100, instances: 2, gpus_per_instance: 1, plan: "TP=1"}
         self.assertIn(doc["median_abs_error"], errors + [
             0.5 * (errors[len(errors) // 2 - 1] + errors[len(errors) // 2])])
 
+    def test_host_overhead_slows_steps_and_is_reported(self):
+        args = ("--json", "serve", "run", "chat_nvl72", "--set", "arrivals.requests=1000")
+        off = run(*args)
+        self.assertExit(off, 0)
+        self.assertNotIn("host", off.json())  # unset: the GPU alone, same bytes as before
+        serial = run(*args, "--set", "host=vllm_0_5_api_server")
+        self.assertExit(serial, 0)
+        h = serial.json()["host"]
+        self.assertEqual(h["overlap"], "serial")
+        self.assertGreater(h["exposed_s"], 0)
+        self.assertAlmostEqual(h["exposed_s"], h["host_s"], 9)  # serial: all of it shows
+        self.assertGreater(serial.json()["tpot"]["mean_s"], off.json()["tpot"]["mean_s"])
+        over = run(*args, "--set", "host=vllm_0_5_api_server", "--set",
+                   "host.overlap=overlapped")
+        self.assertExit(over, 0)
+        self.assertLess(over.json()["host"]["exposed_s"], h["exposed_s"])
+        bad = run("serve", "run", "chat_nvl72", "--set", "host=vllm_0_5_api_server", "--set",
+                  "host.per_sequence=-1 us")
+        self.assertInputError(bad, "per_sequence")
+
     def test_bad_validation_rows_exit_2_naming_the_row(self):
         head = "schema_version: 1\nkind: serve_measurements\nmeasurements:\n"
         row = ("  - {{id: r1, {extra} metric: tpot_p50_s, value: {value}, source: s}}\n")

@@ -48,6 +48,7 @@ struct ServeReport {
   std::int64_t step_model_calls = 0;      // inner step-model evaluations behind the cache
   SimResult sim;
   std::optional<PowerCost> power;  // with the scenario's cost_model
+  std::optional<HostSpec> host;    // the scenario's host model (reported when set)
 };
 
 ServeReport run(const ServeSetup& setup);

@@ -17,6 +17,7 @@
 #include "lightsim/fabric/topology.h"
 #include "lightsim/model/transformer.h"
 #include "lightsim/serve/cost_model.h"
+#include "lightsim/serve/host.h"
 #include "lightsim/serve/prism_spec.h"
 
 namespace lightsim::serve {
@@ -143,6 +144,8 @@ struct ScenarioSpec {
   ServePrismSpec prism{};               // Prism-selected KV blocks in decode (off by default)
   // Power and cost of the pods (cost.h; configs/cost_models/); unset: not reported.
   std::optional<config::Ref<CostModelSpec>> cost_model;
+  // Host (CPU) time of each step (host.h; configs/serve_hosts/); unset: GPU time only.
+  std::optional<config::Ref<HostSpec>> host;
   static void describe(config::Schema<ScenarioSpec>& s);
 };
 

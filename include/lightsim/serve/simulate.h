@@ -17,6 +17,7 @@
 #include <memory>
 #include <vector>
 
+#include "lightsim/serve/host.h"
 #include "lightsim/serve/step_model.h"
 #include "lightsim/serve/workload.h"
 
@@ -44,6 +45,7 @@ struct SimConfig {
   // SIGINT/SIGTERM's stop flag (Context::cancel_flag(); null: never), polled every 4096
   // events: Interrupted. A million-request run simulates for tens of seconds.
   const std::atomic<bool>* cancel = nullptr;
+  HostOverhead host;  // host (CPU) time of each step (off: steps are GPU time only)
 };
 
 // Latency percentiles of one metric over `count` requests (linear interpolation between
@@ -99,6 +101,8 @@ struct SimResult {
   std::int64_t gpus = 0;
   PoolUsage colocated, prefill, decode;
   double kv_transfer_time = 0;  // s, mean per transferred request
+  double host_work = 0;         // s: host time of all steps, summed over instances
+  double host_exposed = 0;      // s: step time the host adds beyond the GPU's, summed
   LittleCheck little;
   std::vector<QueuePoint> queue_series;
   std::vector<RequestTimes> times;  // per request in input order (rejected: all 0)

@@ -34,8 +34,28 @@ struct ServingSplitSpec {
   static void describe(config::Schema<ServingSplitSpec>& s);
 };
 
+// A search over pool splits of a fixed GPU budget (issue 21 part 5a, "the best pool split"):
+// for each decode pool size n of `decode_gpus`, one decode instance of n GPUs with the plan
+// "DPA=n,EP=n" (attention data-parallel, experts over all n) and max_batch
+// batch_per_decode_gpu x n, and (total_gpus - n) / prefill_gpus_per_instance prefill instances
+// of prefill_plan. Each candidate is named "P<prefill GPUs>+D<n>" and runs at every load like
+// a stated split; the study's `splits` table marks the best per arm and traffic. Only the pool
+// sizes are searched: the plans follow from them (one plan family per pool).
+struct ServingSplitSearchSpec {
+  static constexpr std::string_view kind = "serving_split_search";
+  std::int64_t total_gpus = 0;  // GPUs of both pools together
+  std::int64_t prefill_gpus_per_instance = 8;
+  std::string prefill_plan = "EP=8";
+  std::vector<std::int64_t> decode_gpus{};  // decode pool sizes tried (empty: no search)
+  std::int64_t batch_per_decode_gpu = 128;  // requests resident per decode GPU
+  static void describe(config::Schema<ServingSplitSearchSpec>& s);
+};
+
+// The splits of a search, in the order of decode_gpus.
+std::vector<ServingSplitSpec> searched_splits(const ServingSplitSearchSpec& s);
+
 // One fabric under test: the pools' fabric, the tier the KV crosses, its cost model and the
-// splits tried on it.
+// splits tried on it (stated, then searched).
 struct ServingArmSpec {
   static constexpr std::string_view kind = "serving_arm";
   std::string name{};
@@ -43,6 +63,7 @@ struct ServingArmSpec {
   std::int64_t kv_tier = 0;
   config::Ref<serve::CostModelSpec> cost_model = "copper_nvl72";
   std::vector<ServingSplitSpec> splits{};
+  ServingSplitSearchSpec split_search{};
   static void describe(config::Schema<ServingArmSpec>& s);
 };
 

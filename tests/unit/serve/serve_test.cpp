@@ -210,6 +210,54 @@ TEST(Simulate, OneRequestColocatedTimesByHand) {
   EXPECT_EQ(r.colocated.decode_tokens, 9);
 }
 
+TEST(Simulate, SerialHostTimeAddsToEveryStep) {
+  SimConfig c;
+  c.colocated = pool(fixed(0.1, 1e-4, 0.02, 0.001));
+  c.token_budget = 2048;
+  c.host = {.enabled = true,
+            .step_base = 0.004,
+            .per_sequence = 0.0005,
+            .per_prefill_token = 1e-6,
+            .overlapped = false};
+  // The same request as above: 3 prefill chunks of one sequence (5000 tokens in all), then 9
+  // decode steps of batch 1; each step pays base + one sequence (+ its prompt tokens).
+  const SimResult r = simulate({{.arrival = 1.0, .prompt = 5000, .output = 10}}, c);
+  const double ttft = 3 * 0.1 + 5000 * 1e-4 + 3 * (0.004 + 0.0005) + 5000 * 1e-6;
+  const double tpot = 0.021 + 0.004 + 0.0005;
+  EXPECT_NEAR(r.ttft.mean, ttft, 1e-12);
+  EXPECT_NEAR(r.tpot.mean, tpot, 1e-12);
+  EXPECT_NEAR(r.host_work, 12 * 0.0045 + 5000 * 1e-6, 1e-12);
+  EXPECT_NEAR(r.host_exposed, r.host_work, 1e-12);  // serial: all of it is exposed
+  EXPECT_NEAR(r.colocated.busy, ttft + 9 * tpot, 1e-12);
+}
+
+TEST(Simulate, OverlappedHostTimeShowsOnlyWhereItExceedsTheGpu) {
+  SimConfig c;
+  c.colocated = pool(fixed(0.1, 0, 0.02, 0.001));
+  // Host 30 ms per step: hidden under the 100 ms prefill step, 9 ms longer than the 21 ms
+  // decode step of batch 1.
+  c.host = {.enabled = true, .step_base = 0.03, .overlapped = true};
+  const SimResult r = simulate({{.arrival = 0, .prompt = 100, .output = 5}}, c);
+  EXPECT_NEAR(r.ttft.mean, 0.1, 1e-12);
+  EXPECT_NEAR(r.tpot.mean, 0.03, 1e-12);
+  EXPECT_NEAR(r.host_exposed, 4 * (0.03 - 0.021), 1e-12);
+  EXPECT_LT(r.little.relative_error, 1e-12);
+}
+
+TEST(Simulate, HostOffChangesNothing) {
+  SimConfig a;
+  a.colocated = pool(fixed(0.01, 1e-5, 0.005, 1e-4));
+  SimConfig b = a;
+  b.host = host_overhead(nullptr);
+  std::vector<Request> reqs;
+  for (int i = 0; i < 50; ++i)
+    reqs.push_back({.arrival = 0.01 * i, .prompt = 100 + 7 * i, .output = 20 + i});
+  const SimResult x = simulate(reqs, a), y = simulate(reqs, b);
+  EXPECT_EQ(x.makespan, y.makespan);
+  EXPECT_EQ(x.tpot.mean, y.tpot.mean);
+  EXPECT_EQ(y.host_work, 0.0);
+}
+
 TEST(Simulate, KvMemoryMakesTheSecondRequestWait) {
   SimConfig c;
   // Room for 100 blocks of 16 tokens: one request of 1000 + 600 tokens at a time.
