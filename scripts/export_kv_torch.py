@@ -197,6 +197,8 @@ def read_safetensors(path):
             if n > size - 8:
                 raise ExportError(f"{path}: safetensors header length {n} exceeds the file")
             header = json.loads(f.read(n))
+        if not isinstance(header, dict):
+            raise ValueError("not an object")
     except ValueError as e:
         raise ExportError(f"{path}: safetensors header is not valid JSON ({e})") from None
     data = np.memmap(path, dtype=np.uint8, mode="r", offset=8 + n) if size > 8 + n else None
@@ -204,14 +206,21 @@ def read_safetensors(path):
     for name, info in header.items():
         if name == "__metadata__":
             continue
+        if not isinstance(info, dict):
+            raise ExportError(f"{path}: tensor '{name}': header entry is not an object")
         dt = _ST_DTYPES.get(info.get("dtype"))
         if dt is None:
             raise ExportError(f"{path}: tensor '{name}' has dtype {info.get('dtype')!r} "
                               f"(supported: {', '.join(_ST_DTYPES)})")
-        shape = tuple(info["shape"])
-        begin, end = info["data_offsets"]
+        try:
+            shape = tuple(int(x) for x in info["shape"])
+            begin, end = (int(x) for x in info["data_offsets"])
+        except (KeyError, TypeError, ValueError):
+            raise ExportError(f"{path}: tensor '{name}': header entry needs 'shape' and "
+                              "'data_offsets' [begin, end]") from None
         count = math.prod(shape)
-        if end - begin != count * np.dtype(dt).itemsize or data is None or end > data.size:
+        if (begin < 0 or end - begin != count * np.dtype(dt).itemsize or data is None
+                or end > data.size):
             raise ExportError(f"{path}: tensor '{name}': data_offsets [{begin}, {end}] do not "
                               f"hold shape {list(shape)} of {info['dtype']} inside the file")
         a = data[begin:end].view(dt).reshape(shape)

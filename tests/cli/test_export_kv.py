@@ -299,6 +299,20 @@ class ExportKvTorch(CliTest):
         res = r.json()
         self.assertEqual(res["needles"], 1)
         self.assertEqual(res["results"]["exact"]["2"]["recall"]["mean"], 1.0)
+        # kv fit reads the export and writes a profile that generates a cache of the export's
+        # geometry (a fit's quality on a random model is not a claim: the tolerance is open).
+        folder = self.tmp / "fit"
+        r = run("kv", "fit", out, "--max-evaluations", "8", "--tolerance", "1e9", "--name",
+                "tiny_qwen2", "--out", folder, "--json", "-q")
+        self.assertExit(r, 0)
+        doc = r.json()
+        self.assertEqual(doc["evaluations"], 8)
+        self.assertIn("sink_mass", [s["name"] for s in doc["statistics"]])
+        again = self.tmp / "again"
+        self.assertExit(run("kv", "generate", folder / "tiny_qwen2.yaml", "--out", again, "-q"), 0)
+        regenerated = json.loads((again / "manifest.json").read_text())
+        self.assertEqual([regenerated[k] for k in ("kv_heads", "q_heads", "head_dim", "tokens")],
+                         [2, 4, 16, 259])
 
     def test_llama_bin_tied_embeddings_and_layer_subset(self):
         import numpy as np
