@@ -11,6 +11,8 @@ What is written:
   queries.npy           [layers, q_heads, steps, head_dim]    post-RoPE decode queries of
                         `steps` greedy decode steps (positions tokens .. tokens + steps - 1)
   manifest.json         geometry, dtype, rope_base, layer ids, needle spans, source
+(written by scripts/kv_format.py, shared with the pure-PyTorch exporter
+scripts/export_kv_torch.py, which needs no transformers)
 The decode steps' own keys are not stored: lightsim evaluates the decode queries against the
 `tokens` context tokens.
 
@@ -20,9 +22,11 @@ Example:
       --needle-depth 0.5 --question "What is the secret code?" --out kv/qwen-32k
 """
 import argparse
-import json
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from kv_format import write_cache  # noqa: E402  (the one writer of the format, shared)
 
 
 def parse_args(argv):
@@ -74,48 +78,6 @@ def layer_kv(past, layer):
     if hasattr(past, "key_cache"):  # DynamicCache 4.36 - 4.55
         return past.key_cache[layer], past.value_cache[layer]
     return past[layer][0], past[layer][1]  # legacy tuples
-
-
-def write_cache(out, keys, values, queries, *, source, dtype, layer_ids, rope_base, needles):
-    """Writes a cache folder in lightsim's format (docs/kv-data.md, version 1). numpy only.
-
-    keys, values: [layers, kv_heads, tokens, head_dim], post-RoPE; queries: [layers, q_heads,
-    steps, head_dim], post-RoPE at positions tokens .. tokens + steps - 1; dtype "float16" or
-    "float32" (storage); needles: list of {"begin", "end"} token spans (end exclusive).
-    The geometry in manifest.json is taken from the array shapes, after checking they agree.
-    """
-    import numpy as np
-
-    keys, values, queries = (np.asarray(a) for a in (keys, values, queries))
-    if keys.ndim != 4 or values.shape != keys.shape:
-        raise ValueError(f"keys {keys.shape} and values {values.shape} must both be "
-                         "[layers, kv_heads, tokens, head_dim]")
-    layers, kv_heads, tokens, head_dim = keys.shape
-    if queries.ndim != 4 or queries.shape[0] != layers or queries.shape[3] != head_dim:
-        raise ValueError(f"queries {queries.shape} must be [{layers}, q_heads, steps, {head_dim}]")
-    q_heads, steps = queries.shape[1], queries.shape[2]
-    if q_heads % kv_heads:
-        raise ValueError(f"q_heads = {q_heads} is not a multiple of kv_heads = {kv_heads}")
-    if len(layer_ids) != layers:
-        raise ValueError(f"{len(layer_ids)} layer ids for {layers} stored layers")
-    for n in needles:
-        if not 0 <= n["begin"] < n["end"] <= tokens:
-            raise ValueError(f"needle {n} is not inside [0, {tokens})")
-    if dtype not in ("float16", "float32"):
-        raise ValueError(f"dtype {dtype!r}: expected float16 or float32")
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    np_dtype = np.float16 if dtype == "float16" else np.float32
-    np.save(out / "keys.npy", np.ascontiguousarray(keys, dtype=np_dtype))
-    np.save(out / "values.npy", np.ascontiguousarray(values, dtype=np_dtype))
-    np.save(out / "queries.npy", np.ascontiguousarray(queries, dtype=np_dtype))
-    manifest = {
-        "format": "lightsim-kv", "version": 1, "source": source, "dtype": dtype,
-        "layer_ids": [int(x) for x in layer_ids], "kv_heads": int(kv_heads),
-        "q_heads": int(q_heads), "head_dim": int(head_dim), "tokens": int(tokens),
-        "steps": int(steps), "rope_base": float(rope_base), "needles": list(needles),
-    }
-    (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
 
 
 def main(argv=None):
