@@ -406,6 +406,7 @@ DesignResult search_designs(const PrismDesignSpec& spec, Context& ctx) {
     c.figures = DesignFigures{.energy_per_query = cr.total_energy,
                               .latency_per_query = cr.timeline.latency,
                               .latency_per_step = layers * cr.timeline.latency,
+                              .query_interval = cr.timeline.interval,
                               .static_power = cr.static_power_total,
                               .area = cr.area_total,
                               .passes = cr.timeline.passes};

@@ -45,6 +45,7 @@ Json design_candidate_json(const DesignCandidate& c) {
                     {"energy_per_query_j", f.energy_per_query},
                     {"latency_per_query_s", f.latency_per_query},
                     {"latency_per_step_s", f.latency_per_step},
+                    {"query_interval_s", f.query_interval},
                     {"static_power_w", f.static_power},
                     {"area_m2", f.area},
                     {"passes", f.passes}};

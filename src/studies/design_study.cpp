@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+#include "design_baselines.h"
+#include "design_robustness.h"
 #include "lightsim/studies/runner.h"
 
 namespace lightsim::studies {
@@ -16,6 +18,10 @@ void DesignStudySpec::describe(config::Schema<DesignStudySpec>& s) {
   s.field("description", &DesignStudySpec::description, "what this configuration is");
   s.field("design", &DesignStudySpec::design,
           "the design search (kind prism_design; `preset: NAME` from configs/prism_designs)");
+  s.field("baselines", &DesignStudySpec::baselines,
+          "the GPU's own selectors compared with the front at equal recall (empty gpus: none)");
+  s.field("robustness", &DesignStudySpec::robustness,
+          "each front design's recall at a higher drift and on another workload profile");
 }
 
 namespace {
@@ -131,6 +137,8 @@ void evaluate(DesignRun& run) {
                    tip("chips"),
                    tip("rows")};
   run.chart(chart);
+  design_detail::add_robustness(run, run.spec, r);
+  design_detail::add_gpu_baselines(run, run.spec, r);
 }
 
 }  // namespace

@@ -31,6 +31,8 @@ void register_all(Registry& registry) {
   registry.add_spec<NeedleSeedReference>();
   registry.add_spec<CompensationSeedReference>();
   registry.add_spec<QatStudySpec>();
+  registry.add_spec<DesignBaselinesSpec>();
+  registry.add_spec<DesignRobustnessSpec>();
   add_enhancement_study(registry);
   add_balanced_study(registry);
   add_decode_study(registry);

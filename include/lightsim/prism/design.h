@@ -110,6 +110,7 @@ struct DesignFigures {
   double energy_per_query = 0;   // J, CostReport::total_energy (static shares at full rate)
   double latency_per_query = 0;  // s, one KV head's selection
   double latency_per_step = 0;   // s, model_layers x latency_per_query (layers in sequence)
+  double query_interval = 0;     // s between back-to-back queries on one bank (Timeline)
   double static_power = 0;       // W
   double area = 0;               // m^2, all chips
   int passes = 1;
