@@ -1,8 +1,11 @@
 // `lightsim reproduce [CONFIG]`: the main job behind `make demo`.
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <iostream>
+#include <map>
 #include <optional>
+#include <sstream>
 
 #include "cli.h"
 #include "lightsim/core/atomic_file.h"
@@ -55,6 +58,95 @@ std::optional<report::StudyResult> kept_result(const std::filesystem::path& out,
   return r;
 }
 
+// <out>/study_times.csv: the wall time of each study a run measured, "study,size,wall_s" per
+// line (docs/results.md). The one file of a run that differs from run to run, so it is kept out
+// of run.json and of the results: the next run in the same folder weights its ETA by it.
+constexpr const char* kStudyTimesFile = "study_times.csv";
+
+struct StudyTime {
+  std::string size;
+  double seconds = 0;
+};
+
+// The times a previous run in `out` measured, by study; empty when there is none. A line that
+// does not read is skipped: the ETA is an estimate, never a reason to stop.
+std::map<std::string, StudyTime> previous_times(const std::filesystem::path& out) {
+  std::map<std::string, StudyTime> times;
+  const std::filesystem::path file = out / kStudyTimesFile;
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) return times;
+  std::string text;
+  try {
+    text = read_input_file(file, "study times", kMaxJsonFileBytes);
+  } catch (const Error&) {
+    return times;
+  }
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    const std::size_t a = line.find(','), b = line.rfind(',');
+    if (a == std::string::npos || a == b) continue;
+    char* end = nullptr;
+    const std::string number = line.substr(b + 1);
+    const double seconds = std::strtod(number.c_str(), &end);
+    if (end == number.c_str() || !(seconds > 0) || !std::isfinite(seconds)) continue;
+    times[line.substr(0, a)] = {line.substr(a + 1, b - a - 1), seconds};
+  }
+  return times;
+}
+
+void write_times(const std::filesystem::path& out, const std::map<std::string, StudyTime>& times) {
+  std::string text = "study,size,wall_s\n";
+  for (const auto& [name, t] : times)
+    text += fmt::format("{},{},{:.3f}\n", name, t.size, t.seconds);
+  write_file_atomic(out / kStudyTimesFile, text);
+}
+
+// The weight of each study in the ETA, in estimated seconds (docs/studies.md, "Cost"): 0 for
+// a kept result; else the time a previous run in --out measured at this size; else the time the
+// study's config declares for this size (`cost:`, docs/studies.md "Cost"); else the median of the
+// others (1 s when none is known). Rounded up to whole seconds, at least 1, for the progress.
+struct StudyWeights {
+  std::vector<std::uint64_t> seconds;
+  std::vector<std::string> sources;  // "kept", "measured", "declared", "median"
+};
+
+StudyWeights study_weights(const std::vector<std::string>& studies,
+                           const std::vector<std::optional<double>>& declared,
+                           const std::map<std::string, double>& measured,
+                           const std::vector<bool>& kept) {
+  std::vector<std::optional<double>> known(studies.size());
+  StudyWeights w;
+  w.sources.resize(studies.size());
+  std::vector<double> values;
+  for (std::size_t i = 0; i < studies.size(); ++i) {
+    if (const auto m = measured.find(studies[i]); m != measured.end()) {
+      known[i] = m->second;
+      w.sources[i] = "measured";
+    } else if (declared[i]) {
+      known[i] = declared[i];
+      w.sources[i] = "declared";
+    }
+    if (known[i]) values.push_back(*known[i]);
+  }
+  double median = 1.0;
+  if (!values.empty()) {
+    std::sort(values.begin(), values.end());
+    median = values[values.size() / 2];
+  }
+  for (std::size_t i = 0; i < studies.size(); ++i) {
+    if (kept[i]) {
+      w.seconds.push_back(0);
+      w.sources[i] = "kept";
+      continue;
+    }
+    if (!known[i]) w.sources[i] = "median";
+    w.seconds.push_back(std::max<std::uint64_t>(
+        1, static_cast<std::uint64_t>(std::ceil(known[i].value_or(median)))));
+  }
+  return w;
+}
+
 void run_reproduce(const std::filesystem::path& config_file, bool resume,
                    const GlobalOptions& options, const Registry& registry) {
   const config::LoadOptions load = options.load_options();
@@ -94,6 +186,22 @@ void run_reproduce(const std::filesystem::path& config_file, bool resume,
         kept_result(options.out, studies[i], config::to_yaml(in.document), ctx.seed());
   }
 
+  // The ETA's weights, read before run.json is rewritten.
+  std::vector<std::optional<double>> declared(studies.size());
+  std::vector<bool> is_kept(studies.size());
+  for (std::size_t i = 0; i < studies.size(); ++i) {
+    declared[i] = studies::declared_cost_s(
+        config::load_document(studies::default_config(studies[i], load)), size);
+    is_kept[i] = kept_results[i].has_value();
+  }
+  std::map<std::string, StudyTime> times = previous_times(options.out);
+  std::map<std::string, double> measured;
+  for (const auto& [name, t] : times)
+    if (t.size == spec.size) measured[name] = t.seconds;
+  const StudyWeights weights = study_weights(studies, declared, measured, is_kept);
+  std::uint64_t total_weight = 0;
+  for (std::uint64_t w : weights.seconds) total_weight += w;
+
   Json manifest;
   manifest["kind"] = "reproduce";
   manifest["lightsim_version"] = LIGHTSIM_VERSION;
@@ -110,7 +218,9 @@ void run_reproduce(const std::filesystem::path& config_file, bool resume,
 
   // Every study at the job's size, each written as soon as it finishes (a later failure or an
   // interrupt keeps the earlier results).
-  ProgressTask progress = ctx.progress().start("reproduce", studies.size());
+  // Weighted by each study's estimated seconds, so the ETA is the estimated time left at the
+  // speed measured so far, not the study count left at the mean study's time.
+  ProgressTask progress = ctx.progress().start("reproduce (est. s)", total_weight);
   std::vector<std::string> lines;
   std::array<std::size_t, 6> totals{};  // claims, then per report::Verdict
   for (std::size_t i = 0; i < studies.size(); ++i) {
@@ -125,7 +235,8 @@ void run_reproduce(const std::filesystem::path& config_file, bool resume,
     if (kept)
       ctx.log().info("reproduce: study {} is complete in {}/, kept", name, options.out.string());
     else
-      ctx.log().info("reproduce: study {} ...", name);
+      ctx.log().info("reproduce: study {} ({}/{}, ETA weight {} s {}) ...", name, i + 1,
+                     studies.size(), weights.seconds[i], weights.sources[i]);
     const report::StudyResult r =
         kept ? *kept : studies::run_study(registry, name, study_config, load, size, ctx);
     if (!kept) report::write_result(options.out, r);
@@ -140,7 +251,11 @@ void run_reproduce(const std::filesystem::path& config_file, bool resume,
                                 counts[3], counts[4]));
     ctx.log().info("reproduce: study {} done in {:.1f} s ({} claims)", name, seconds,
                    r.claims.size());
-    progress.advance();
+    if (!kept) {  // a kept study keeps the time of the run that computed it
+      times[name] = {spec.size, std::max(seconds, 1e-3)};
+      write_times(options.out, times);
+    }
+    progress.advance(weights.seconds[i]);
   }
   progress.finish();
   const report::ReportSummary report =

@@ -34,7 +34,8 @@ class FaissIvfPqScorer final : public Scorer {
                         (index.seed * 1315423911u + index.layer * 97 + index.kv_head) & 0x7fffffff),
                     .coarse_min_points = 39,
                     .pq_min_points = 8,
-                    .cancel = index.cancel});
+                    .cancel = index.cancel,
+                    .progress = index.progress});
     nprobe_ = std::min(static_cast<std::size_t>(spec_.nprobe), nlist_);
     retrieve_ = std::min(static_cast<std::size_t>(spec_.retrieve), head.tokens);
     distances_.resize(retrieve_);

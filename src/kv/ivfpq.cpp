@@ -5,14 +5,17 @@
 #include <faiss/IndexIVFPQ.h>
 #include <faiss/impl/AuxIndexStructures.h>
 #include <faiss/impl/FaissException.h>
+#include <faiss/utils/distances.h>
 #include <omp.h>
 
 #include <algorithm>
 #include <cmath>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "lightsim/core/error.h"
+#include "lightsim/core/progress.h"
 
 namespace lightsim::kv {
 namespace {
@@ -34,12 +37,59 @@ class SingleThreadedOmp {
   int saved_;
 };
 
+// Counts FAISS's callback polls while an index trains and turns them into the plan's FLOP
+// (linear in the polls within a stage: every poll of a stage ends an equal share of its work),
+// advancing a progress task in MFLOP when one is given.
+class TrainingMeter {
+ public:
+  TrainingMeter(const IvfPqTrainingPlan& plan, Progress* progress) : plan_(plan) {
+    total_mflop_ =
+        std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(plan.flops() / 1e6)));
+    if (progress != nullptr) task_.emplace(progress->start("faiss training (Mflop)", total_mflop_));
+  }
+  void poll() {
+    ++polls_;
+    if (!task_) return;
+    const auto mflop =
+        std::min(total_mflop_, static_cast<std::uint64_t>(flops_after(polls_) / 1e6));
+    if (mflop > reported_) task_->advance(mflop - reported_);
+    reported_ = std::max(reported_, mflop);
+  }
+  void finish() {
+    if (!task_) return;
+    if (total_mflop_ > reported_) task_->advance(total_mflop_ - reported_);
+    task_->finish();
+  }
+  std::uint64_t polls() const { return polls_; }
+
+ private:
+  // FLOP done after `polls` polls: whole stages, then the share of the current one.
+  double flops_after(std::uint64_t polls) const {
+    double flops = 0;
+    for (const IvfPqTrainingStage& st : plan_.stages) {
+      if (polls >= st.polls) {
+        flops += st.flops;
+        polls -= st.polls;
+        continue;
+      }
+      return flops + st.flops * static_cast<double>(polls) / static_cast<double>(st.polls);
+    }
+    return flops;
+  }
+  const IvfPqTrainingPlan& plan_;
+  std::optional<ProgressTask> task_;
+  std::uint64_t polls_ = 0, reported_ = 0, total_mflop_ = 1;
+};
+
 // FAISS's interrupt hook is one process-wide callback; it answers for the calling thread, whose
-// stop flag a TrainingStopFlag sets (each head trains on one thread).
+// stop flag a TrainingStopFlag sets and whose training meter (if any) counts the poll (each head
+// trains on one thread).
 thread_local const std::atomic<bool>* t_stop_flag = nullptr;
+thread_local TrainingMeter* t_meter = nullptr;
 
 struct StopFlagCallback final : faiss::InterruptCallback {
   bool want_interrupt() override {
+    if (t_meter != nullptr) t_meter->poll();
     return t_stop_flag != nullptr && t_stop_flag->load(std::memory_order_relaxed);
   }
 };
@@ -60,7 +110,68 @@ class TrainingStopFlag {
   }
 };
 
+// The meter of the calling thread's training while it lives.
+class MeterScope {
+ public:
+  explicit MeterScope(TrainingMeter& meter) { t_meter = &meter; }
+  ~MeterScope() { t_meter = nullptr; }
+  MeterScope(const MeterScope&) = delete;
+  MeterScope& operator=(const MeterScope&) = delete;
+};
+
+// Polls FAISS 1.7.3's distance computation makes over `rows` query rows: one per BLAS block
+// (faiss/utils/distances.cpp, exhaustive_*_blas), none on the sequential path.
+std::uint64_t distance_polls(std::size_t rows) {
+  const auto threshold =
+      static_cast<std::size_t>(std::max(0, faiss::distance_compute_blas_threshold));
+  const auto block = static_cast<std::size_t>(std::max(1, faiss::distance_compute_blas_query_bs));
+  return rows < threshold ? 0 : (rows + block - 1) / block;
+}
+
+// A k-means stage: `rows` training vectors (after FAISS's subsampling to k x
+// max_points_per_centroid) into k centroids of `dims` dimensions.
+IvfPqTrainingStage kmeans_stage(std::size_t n, std::size_t k, std::size_t dims,
+                                const faiss::ClusteringParameters& cp) {
+  const std::size_t rows =
+      std::min(n, k * static_cast<std::size_t>(std::max(1, cp.max_points_per_centroid)));
+  if (rows <= k) return {};  // FAISS copies the vectors: no iteration
+  const auto iterations = static_cast<std::uint64_t>(std::max(1, cp.niter) * std::max(1, cp.nredo));
+  return {iterations * (distance_polls(rows) + 2),
+          static_cast<double>(iterations) * 2.0 * static_cast<double>(rows) *
+              static_cast<double>(k) * static_cast<double>(dims)};
+}
+
+IvfPqTrainingPlan plan_of(const faiss::IndexIVFPQ& index, std::size_t n) {
+  const auto dim = static_cast<std::size_t>(index.d);
+  const std::size_t ksub = index.pq.ksub;
+  IvfPqTrainingPlan plan;
+  plan.stages.push_back(kmeans_stage(n, index.nlist, dim, index.cp));
+  // Residuals of the PQ's subsample: one assignment to the nlist coarse centroids.
+  const std::size_t residual_rows = std::min(
+      n, ksub * static_cast<std::size_t>(std::max(1, index.pq.cp.max_points_per_centroid)));
+  plan.stages.push_back({distance_polls(residual_rows), 2.0 * static_cast<double>(residual_rows) *
+                                                            static_cast<double>(index.nlist) *
+                                                            static_cast<double>(dim)});
+  IvfPqTrainingStage pq = kmeans_stage(residual_rows, ksub, index.pq.dsub, index.pq.cp);
+  pq.polls *= index.pq.M;
+  pq.flops *= static_cast<double>(index.pq.M);
+  plan.stages.push_back(pq);
+  return plan;
+}
+
 }  // namespace
+
+std::uint64_t IvfPqTrainingPlan::polls() const {
+  std::uint64_t p = 0;
+  for (const IvfPqTrainingStage& st : stages) p += st.polls;
+  return p;
+}
+
+double IvfPqTrainingPlan::flops() const {
+  double f = 0;
+  for (const IvfPqTrainingStage& st : stages) f += st.flops;
+  return f;
+}
 
 struct IvfPqIndex::Impl {
   Impl(std::size_t dim, const IvfPqParams& p)
@@ -90,14 +201,32 @@ IvfPqIndex::IvfPqIndex(const float* vectors, std::size_t n, std::size_t dim, con
   index.pq.cp.min_points_per_centroid = p.pq_min_points;
   const SingleThreadedOmp one_thread;
   const TrainingStopFlag stop(p.cancel);
-  try {
-    index.train(static_cast<FaissIdx>(n), vectors);
-  } catch (const faiss::FaissException&) {
-    if (stop.stopped()) throw Interrupted("faiss_ivfpq training: interrupted");
-    throw;
+  const IvfPqTrainingPlan plan = plan_of(index, n);
+  TrainingMeter meter(plan, p.progress);
+  {
+    const MeterScope metered(meter);
+    try {
+      index.train(static_cast<FaissIdx>(n), vectors);
+    } catch (const faiss::FaissException&) {
+      if (stop.stopped()) throw Interrupted("faiss_ivfpq training: interrupted");
+      throw;
+    }
   }
+  training_polls_ = meter.polls();
   if (stop.stopped()) throw Interrupted("faiss_ivfpq training: interrupted");
+  meter.finish();
   index.add(static_cast<FaissIdx>(n), vectors);
+}
+
+IvfPqTrainingPlan ivfpq_training_plan(std::size_t n, std::size_t dim, const IvfPqParams& params) {
+  LIGHTSIM_CHECK_AS(InputError, params.pq_m > 0 && dim % params.pq_m == 0,
+                    "faiss_ivfpq: pq_m = {} must divide the dimension {}", params.pq_m, dim);
+  faiss::IndexFlatIP quantizer(static_cast<FaissIdx>(dim));
+  faiss::IndexIVFPQ index(&quantizer, static_cast<FaissIdx>(dim), params.nlist, params.pq_m,
+                          params.pq_nbits, faiss::METRIC_INNER_PRODUCT);
+  index.cp.min_points_per_centroid = params.coarse_min_points;
+  index.pq.cp.min_points_per_centroid = params.pq_min_points;
+  return plan_of(index, n);
 }
 
 IvfPqIndex::~IvfPqIndex() = default;

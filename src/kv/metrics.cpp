@@ -204,7 +204,7 @@ std::vector<LayoutResult> evaluate_head(const KvCache& cache, std::size_t layer,
                                         std::size_t kv_head, const std::vector<ScorerSetup>& setups,
                                         const EvalOptions& o,
                                         const std::vector<BlockLayout>& layouts, std::uint64_t seed,
-                                        const std::atomic<bool>* cancel) {
+                                        const std::atomic<bool>* cancel, Progress* progress) {
   const HeadView head = cache.head(layer, kv_head);
   std::optional<ProjectionMatrix> shared;
   if (o.shared_projection) {
@@ -212,7 +212,7 @@ std::vector<LayoutResult> evaluate_head(const KvCache& cache, std::size_t layer,
     shared = o.shared_projection->fit(
         ProjectionInput{&head, o.shared_projection->dim, layer, kv_head, &rng, nullptr});
   }
-  const HeadIndex index{layer, kv_head, seed, shared ? &*shared : nullptr, cancel};
+  const HeadIndex index{layer, kv_head, seed, shared ? &*shared : nullptr, cancel, progress};
   std::vector<std::unique_ptr<LayoutPass>> passes;
   for (const BlockLayout& layout : layouts)
     passes.push_back(std::make_unique<LayoutPass>(cache, head, setups, o, layout, index));
@@ -332,8 +332,9 @@ std::vector<EvalReport> evaluate(const KvCache& cache, const std::vector<ScorerS
       ctx, heads,
       [&](std::size_t h) {
         ctx.throw_if_cancelled("retrieval evaluation");
-        results[h] = evaluate_head(cache, h / g.kv_heads, h % g.kv_heads, setups, o, layouts,
-                                   ctx.seed(), ctx.cancel_flag());
+        results[h] =
+            evaluate_head(cache, h / g.kv_heads, h % g.kv_heads, setups, o, layouts, ctx.seed(),
+                          ctx.cancel_flag(), progress ? &ctx.progress() : nullptr);
         if (progress) progress->advance();
       },
       1);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <functional>
 
 #include "lightsim/core/atomic_file.h"
@@ -39,8 +40,43 @@ std::filesystem::path default_config(std::string_view name, const config::LoadOp
   return config::find_named(std::string(name), "studies", load, "study config");
 }
 
+std::optional<double> declared_cost_s(const config::Node& document, Size size) {
+  const config::Node* cost = document.is_map() ? document.find("cost") : nullptr;
+  if (cost == nullptr) return std::nullopt;
+  LIGHTSIM_CHECK_AS(ConfigError, cost->is_map(),
+                    "{}: cost: expected a mapping of sizes (quick, default, full) to wall times, "
+                    "got {}",
+                    cost->location().str(), cost->kind_name());
+  std::optional<double> at_size, at_default;
+  for (const auto& [key, value] : cost->entries()) {
+    LIGHTSIM_CHECK_AS(ConfigError,
+                      std::find(kSizeNames.begin(), kSizeNames.end(), key) != kSizeNames.end(),
+                      "{}: cost.{}: unknown size (expected quick, default or full)",
+                      cost->key_location(key).str(), key);
+    LIGHTSIM_CHECK_AS(ConfigError, value.is_scalar(),
+                      "{}: cost.{}: expected a time such as '12 s', got {}", value.location().str(),
+                      key, value.kind_name());
+    double seconds = 0;
+    try {
+      seconds = parse<dims::time>(value.scalar()).si();
+    } catch (const UnitError& e) {
+      LIGHTSIM_THROW(ConfigError, "{}: cost.{}: {}", value.location().str(), key, e.what());
+    }
+    LIGHTSIM_CHECK_AS(ConfigError, seconds > 0 && std::isfinite(seconds),
+                      "{}: cost.{}: expected a positive time, got {}", value.location().str(), key,
+                      value.scalar());
+    if (key == to_string(size)) at_size = seconds;
+    if (key == to_string(Size::standard)) at_default = seconds;
+  }
+  return at_size ? at_size : at_default;
+}
+
 config::Node with_size(config::Node document, Size size) {
   if (!document.is_map()) return document;  // read_spec reports the problem with its location
+  if (document.find("cost") != nullptr) {
+    (void)declared_cost_s(document, size);  // checked, then not the study's business
+    document.erase("cost");
+  }
   if (const config::Node* sizes = document.find("sizes")) {
     LIGHTSIM_CHECK_AS(ConfigError, sizes->is_map(),
                       "{}: sizes: expected a mapping of quick/full "

@@ -54,6 +54,41 @@ class Reproduce(CliTest):
         self.assertInputError(run("reproduce", cfg, "--out", out, "--resume", "-q"),
                               table.name, "prism.json")
 
+    def test_eta_is_weighted_by_each_study_s_cost(self):
+        # The ETA counted studies as equal (predicted 3m21s, took 1m04s). The progress now
+        # counts estimated seconds: declared in the study configs (`cost:`), replaced by the
+        # times a previous run measured in the same --out (study_times.csv); checked through
+        # the weights logged and the progress total, never through timings.
+        cfg = self.write("r.yaml", QUICK + "studies: [prism, decode]\n")
+        out = self.tmp / "out"
+        r = run("reproduce", cfg, "--out", out, timeout=600)
+        self.assertExit(r, 0)
+        # prism and decode declare 0.05 s at default (no quick figure): 1 s each, at least.
+        self.assertIn("study prism (1/2, ETA weight 1 s declared)", r.err)
+        self.assertIn("study decode (2/2, ETA weight 1 s declared)", r.err)
+        self.assertIn("reproduce (est. s): 2/2 (100%)", r.err)
+        times = (out / "study_times.csv").read_text().splitlines()
+        self.assertEqual(times[0], "study,size,wall_s")
+        self.assertEqual([line.split(",")[:2] for line in times[1:]],
+                         [["decode", "quick"], ["prism", "quick"]])
+        # Measured times of this size are the weights of the next run...
+        (out / "study_times.csv").write_text(
+            "study,size,wall_s\nprism,quick,89.2\ndecode,quick,10\n")
+        r = run("reproduce", cfg, "--out", out, timeout=600)
+        self.assertExit(r, 0)
+        self.assertIn("study prism (1/2, ETA weight 90 s measured)", r.err)
+        self.assertIn("study decode (2/2, ETA weight 10 s measured)", r.err)
+        self.assertIn("reproduce (est. s): 100/100 (100%)", r.err)
+        # ... those of another size are not, and a study kept by --resume weighs nothing.
+        (out / "study_times.csv").write_text(
+            "study,size,wall_s\nprism,default,50\ndecode,quick,10\n")
+        (out / "decode.json").unlink()
+        r = run("reproduce", cfg, "--out", out, "--resume", timeout=600)
+        self.assertExit(r, 0)
+        self.assertIn("study prism is complete", r.err)
+        self.assertIn("study decode (2/2, ETA weight 10 s measured)", r.err)
+        self.assertIn("reproduce (est. s): 10/10 (100%)", r.err)
+
     def test_unwritable_output_is_an_input_error_before_work(self):
         blocker = self.write("file", "x")
         self.assertInputError(run("reproduce", "--out", blocker / "sub"), "not writable")

@@ -10,6 +10,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
+
+namespace lightsim {
+class Progress;
+}
 
 namespace lightsim::kv {
 
@@ -23,7 +28,32 @@ struct IvfPqParams {
   // Stop flag polled by FAISS's k-means once per iteration (faiss::InterruptCallback) while
   // the index trains; when set, the constructor throws Interrupted. Null: never.
   const std::atomic<bool>* cancel = nullptr;
+  // When set, training is reported as a task of `progress` labelled "faiss training (Mflop)":
+  // its units are the MFLOP of the k-means distance products (ivfpq_training_plan), advanced
+  // from the same callback's polls. Null: no task.
+  Progress* progress = nullptr;
 };
+
+// What IndexIVFPQ::train does, as FAISS 1.7.3 (Debian's libfaiss-dev) runs it, seen from its
+// InterruptCallback: a k-means (faiss::Clustering) of the coarse quantizer (nlist centroids
+// over min(n, nlist x max_points_per_centroid) vectors, cp.niter x cp.nredo iterations), the
+// assignment of the PQ's training vectors (min(n, 2^pq_nbits x max_points_per_centroid), the
+// PQ's subsample) to compute residuals, then one k-means per PQ sub-quantizer (2^pq_nbits
+// centroids in dim / pq_m dimensions, pq.cp.niter x nredo iterations). FAISS polls the callback
+// once per BLAS block of a distance computation (distance_compute_blas_query_bs = 4096 rows,
+// above distance_compute_blas_threshold rows), plus twice per k-means iteration; a k-means of
+// as many vectors as centroids copies them (no iteration). Each stage's FLOP are its distance
+// products, 2 x rows x centroids x dimensions per pass (the sgemm that dominates k-means).
+struct IvfPqTrainingStage {
+  std::uint64_t polls = 0;  // callback polls of the stage
+  double flops = 0;         // FLOP of its distance products
+};
+struct IvfPqTrainingPlan {
+  std::vector<IvfPqTrainingStage> stages;  // coarse k-means, residual assignment, PQ k-means
+  std::uint64_t polls() const;
+  double flops() const;
+};
+IvfPqTrainingPlan ivfpq_training_plan(std::size_t n, std::size_t dim, const IvfPqParams& params);
 
 class IvfPqIndex {
  public:
@@ -45,10 +75,13 @@ class IvfPqIndex {
   std::size_t ksub() const;                       // 2^pq_nbits centroids per sub-quantizer
   std::size_t nlist() const;
   std::size_t dim() const;
+  // Callback polls FAISS made while this index trained (ivfpq_training_plan predicts them).
+  std::uint64_t training_polls() const { return training_polls_; }
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+  std::uint64_t training_polls_ = 0;
 };
 
 // Bytes an IVF-PQ search touches per query (the energy study's ANN baseline, docs/studies.md

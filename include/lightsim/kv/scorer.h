@@ -34,6 +34,10 @@
 #include "lightsim/kv/blocks.h"
 #include "lightsim/kv/projection.h"
 
+namespace lightsim {
+class Progress;
+}
+
 namespace lightsim::kv {
 
 // Where a head sits, for per-head fits and streams.
@@ -46,6 +50,9 @@ struct HeadIndex {
   // The run's stop flag (Context::cancel_flag; null = never): a scorer whose prepare() runs
   // long (FAISS training) polls it and throws Interrupted.
   const std::atomic<bool>* cancel = nullptr;
+  // The run's progress when the caller reports one (null = none): a scorer whose prepare() runs
+  // long (FAISS training) reports its own task there, shown inside the caller's.
+  Progress* progress = nullptr;
 };
 
 class Scorer {

@@ -19,10 +19,16 @@
 //     full:  {contexts: [4096, ..., 131072], trials: 512}
 //
 // `default` is the document as written (the demo: minutes on 2 cores in all).
+//
+// Cost. A study config may hold a `cost:` map of sizes to measured wall times,
+//   cost: {quick: 1.1 s, default: 12.6 s}
+// which `lightsim reproduce` weights its ETA by (docs/studies.md, "Cost"); with_size removes
+// it, so a study never reads it.
 #pragma once
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -69,9 +75,15 @@ std::vector<std::string> study_names(const Registry& registry);
 // ConfigNotFound naming the folders searched when none does.
 std::filesystem::path default_config(std::string_view name, const config::LoadOptions& load);
 
-// `document` with its `sizes.<size>` overlay merged and `sizes` removed. A `sizes` key other
-// than quick/full, or an overlay that is not a mapping, is a ConfigError naming it.
+// `document` with its `sizes.<size>` overlay merged and `sizes` and `cost` removed. A `sizes`
+// key other than quick/full, or an overlay that is not a mapping, is a ConfigError naming it;
+// so is a bad `cost` (declared_cost_s).
 config::Node with_size(config::Node document, Size size);
+
+// The wall time in seconds the study's `cost:` map declares for `size`, else for the default
+// size (a size without its own figure is weighted as at default), else nullopt. A key other
+// than quick/default/full, or a value that is not a positive time, is a ConfigError naming it.
+std::optional<double> declared_cost_s(const config::Node& document, Size size);
 
 // Registers a study's spec kind so that `lightsim config check` reads the document at every
 // size (default, quick and full), as run_study would.

@@ -4,8 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+#include <sstream>
+#include <string>
+
 #include "lightsim/core/context.h"
 #include "lightsim/core/error.h"
+#include "lightsim/core/progress.h"
 #include "lightsim/kv/blocks.h"
 #include "lightsim/kv/generator.h"
 
@@ -96,6 +101,65 @@ TEST(IvfPqIndex, ListsHoldEveryVectorAndSearchFindsItsOwn) {
   EXPECT_THROW(IvfPqIndex(h.vectors.data(), h.n, h.dim, {.nlist = 8, .pq_m = 5}), InputError);
   EXPECT_THROW(IvfPqIndex(h.vectors.data(), h.n, h.dim, {.nlist = 300}), InputError);
   EXPECT_THROW(IvfPqIndex(h.vectors.data(), 16, h.dim, {.nlist = 4, .pq_nbits = 8}), InputError);
+}
+
+// n Gaussian vectors of `dim` dimensions (the training plan does not depend on the values).
+std::vector<float> gaussian_vectors(std::size_t n, std::size_t dim) {
+  std::mt19937 gen(11);
+  std::normal_distribution<float> normal;
+  std::vector<float> v(n * dim);
+  for (float& x : v) x = normal(gen);
+  return v;
+}
+
+// The plan counts the polls FAISS makes while training: below, at and above one BLAS block
+// (4096 rows), with the PQ's subsample (2^6 x 256 = 16384 of 20000 rows) and without. A FAISS
+// whose k-means polls differently fails here (and its progress would then be off).
+TEST(IvfPqTraining, PlanPredictsEveryPollOfFaiss) {
+  struct Shape {
+    std::size_t n, nlist, pq_m, pq_nbits;
+  };
+  const std::size_t dim = 32;
+  for (const Shape& s : {Shape{1500, 16, 8, 6}, Shape{9000, 64, 4, 6}, Shape{20000, 128, 4, 6}}) {
+    const std::vector<float> v = gaussian_vectors(s.n, dim);
+    const IvfPqParams p{
+        .nlist = s.nlist, .pq_m = s.pq_m, .pq_nbits = s.pq_nbits, .seed = 5, .pq_min_points = 8};
+    const IvfPqIndex index(v.data(), s.n, dim, p);
+    const IvfPqTrainingPlan plan = ivfpq_training_plan(s.n, dim, p);
+    EXPECT_EQ(index.training_polls(), plan.polls()) << "n = " << s.n;
+    ASSERT_EQ(plan.stages.size(), 3u);
+    // The coarse k-means: 10 iterations (IndexIVF's cp.niter) of 2 n nlist dim FLOP.
+    EXPECT_DOUBLE_EQ(plan.stages[0].flops, 10.0 * 2 * static_cast<double>(s.n * s.nlist * dim));
+  }
+}
+
+// Training reports its MFLOP through the progress: lines while it runs, and a final line at
+// the plan's total.
+TEST(IvfPqTraining, ReportsItsProgressInMflop) {
+  const std::size_t n = 9000, dim = 32;
+  const std::vector<float> v = gaussian_vectors(n, dim);
+  std::ostringstream out;
+  Progress::Options o;
+  o.mode = ProgressMode::plain;
+  o.out = &out;
+  o.plain_interval = std::chrono::milliseconds(0);  // a line at every advance
+  Progress progress(o);
+  const IvfPqParams p{
+      .nlist = 64, .pq_m = 4, .pq_nbits = 6, .seed = 5, .pq_min_points = 8, .progress = &progress};
+  const IvfPqIndex index(v.data(), n, dim, p);
+  const auto total =
+      static_cast<std::uint64_t>(std::ceil(ivfpq_training_plan(n, dim, p).flops() / 1e6));
+  std::istringstream lines(out.str());
+  std::string line, last;
+  std::size_t count = 0;
+  while (std::getline(lines, line)) {
+    EXPECT_EQ(line.rfind("faiss training (Mflop): ", 0), 0u) << line;
+    last = line;
+    ++count;
+  }
+  EXPECT_GT(count, 10u);  // many lines before the end: it advanced while training
+  EXPECT_NE(last.find(fmt::format("{}/{} (100%)", total, total)), std::string::npos) << last;
+  EXPECT_NE(last.find("done in"), std::string::npos) << last;
 }
 
 }  // namespace
