@@ -52,8 +52,8 @@ GpuSelector gpu_selector_from(std::string_view name, std::string_view where) {
                         GpuSelector::faiss_ivfpq})
     if (name == to_string(s)) return s;
   LIGHTSIM_THROW(InputError,
-                    "{}: '{}' is not a GPU selector (mean_key, quest, dsa_indexer, faiss_ivfpq)",
-                    where, name);
+                 "{}: '{}' is not a GPU selector (mean_key, quest, dsa_indexer, faiss_ivfpq)",
+                 where, name);
 }
 
 namespace {
@@ -170,8 +170,8 @@ GpuSelectorCost gpu_selector_cost(GpuSelector selector, const SelectionShape& sh
                         .flops = B * H * (T * nprobe / nlist) * d(ivfpq.pq_m),
                         .bytes = codes,
                         .format = fp32_as_bf16});
-      stages.push_back({.name = "topk", .bytes = 8.0 * B * H * T * nprobe / nlist,
-                        .format = fp32_as_bf16});
+      stages.push_back(
+          {.name = "topk", .bytes = 8.0 * B * H * T * nprobe / nlist, .format = fp32_as_bf16});
       break;
     }
   }
@@ -190,8 +190,8 @@ GpuSelectorCost gpu_selector_cost(GpuSelector selector, const SelectionShape& sh
           st.attention ? fabric::KernelClass::attention : fabric::KernelClass::gemm;
       const bool tabled = (st.attention || st.gemm) && eff.tabled(c, st.format);
       // A decode query sees every cached key: the unmasked curve (scale_step.cpp's rule).
-      const double e =
-          tabled ? eff.compute(c, st.format, st.size, st.k, false, st.flops) : eff.roofline(st.flops);
+      const double e = tabled ? eff.compute(c, st.format, st.size, st.k, false, st.flops)
+                              : eff.roofline(st.flops);
       compute = st.flops / (peak * e);
     }
     const double memory = st.bytes > 0 ? st.bytes / (hbm * eff.memory(st.bytes)) : 0.0;

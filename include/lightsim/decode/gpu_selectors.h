@@ -59,13 +59,13 @@ GpuSelector gpu_selector_from(std::string_view name, std::string_view where);
 // index_head_dim 128, index_topk 2048, q_lora_rank 1536; tests/data/hf_configs/deepseek_v3_2.json).
 struct DsaIndexerSpec {
   static constexpr std::string_view kind = "dsa_indexer";
-  std::int64_t heads = 64;       // H_i, index_n_heads
-  std::int64_t head_dim = 128;   // d_i, index_head_dim
-  std::int64_t topk = 2048;      // index_topk: tokens each query attends to
-  std::int64_t q_input = 1536;   // width of the latent wq_b reads (V3.2's q_lora_rank)
-  double key_bytes = 1;          // FP8 index keys (e4m3)
-  double scale_bytes = 4;        // one fp32 scale per token key (act_quant, block 128)
-  double weight_bytes = 1;       // FP8 projection weights
+  std::int64_t heads = 64;      // H_i, index_n_heads
+  std::int64_t head_dim = 128;  // d_i, index_head_dim
+  std::int64_t topk = 2048;     // index_topk: tokens each query attends to
+  std::int64_t q_input = 1536;  // width of the latent wq_b reads (V3.2's q_lora_rank)
+  double key_bytes = 1;         // FP8 index keys (e4m3)
+  double scale_bytes = 4;       // one fp32 scale per token key (act_quant, block 128)
+  double weight_bytes = 1;      // FP8 projection weights
   static void describe(config::Schema<DsaIndexerSpec>& s);
 };
 
@@ -83,7 +83,7 @@ struct IvfPqGeometry {
 
 struct SelectorKernel {
   std::string name{};
-  double flops = 0, bytes = 0;        // per decode step (all layers)
+  double flops = 0, bytes = 0;                         // per decode step (all layers)
   double compute_time = 0, memory_time = 0, time = 0;  // s per decode step (all layers)
 };
 
@@ -91,12 +91,12 @@ struct GpuSelectorCost {
   GpuSelector selector = GpuSelector::mean_key;
   std::string gpu{};
   std::vector<SelectorKernel> kernels{};  // per layer stage, times summed over the layers
-  double flops = 0, bytes = 0;          // per decode step
-  double time = 0;                      // s per decode step (layers in sequence)
-  double power = 0;                     // W, board power at the selection's utilization
-  double energy = 0;                    // J per decode step, power x time
-  double hbm_energy = 0;                // J per decode step, bytes x HBM read energy (lower bound)
-  bool memory_bound = true;             // the time's larger part is memory in every kernel
+  double flops = 0, bytes = 0;            // per decode step
+  double time = 0;                        // s per decode step (layers in sequence)
+  double power = 0;                       // W, board power at the selection's utilization
+  double energy = 0;                      // J per decode step, power x time
+  double hbm_energy = 0;     // J per decode step, bytes x HBM read energy (lower bound)
+  bool memory_bound = true;  // the time's larger part is memory in every kernel
 };
 
 // The cost of `selector` for one decode step of `shape` on `gpu` (kernel table resolved).

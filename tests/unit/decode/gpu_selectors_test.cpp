@@ -12,8 +12,7 @@ namespace {
 
 fabric::GpuSpec shipped_gpu(const std::string& name) {
   const config::LoadOptions o = testing::shipped_configs();
-  return config::load_spec<fabric::GpuSpec>(config::find_named(name, "gpus", ".yaml", o, "gpu"),
-                                            o);
+  return config::load_spec<fabric::GpuSpec>(config::find_named(name, "gpus", ".yaml", o, "gpu"), o);
 }
 
 // Qwen2.5-7B at 128K in blocks of 128 (1024 blocks), 28 layers, 4 KV heads, 28 query heads.
