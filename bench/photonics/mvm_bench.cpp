@@ -8,41 +8,14 @@
 
 #include "lightsim/photonics/device.h"
 #include "lightsim/photonics/mvm.h"
+#include "mvm_setup.h"
 #include "roofline.h"
 
 namespace lightsim::photonics {
 namespace {
 
-constexpr int kChannels = 32, kRows = 1024;
-
-DeviceSpec bench_device() {
-  DeviceSpec d;  // the seed_tfln_fit design: Q 5e4, 32 channels at 0.2 nm, +-15 V
-  d.ring.q_loaded = 5e4;
-  d.ring.extinction_ratio = Decibel::si(20.0);
-  d.grid.channels = kChannels;
-  d.grid.spacing = Length::si(0.2e-9);
-  d.tuning.max_voltage = Voltage::si(15.0);
-  d.bank.rows = kRows;
-  d.tia.gain = Resistance::si(15e3);
-  return d;
-}
-
-struct Setup {
-  DeviceSpec device = bench_device();
-  ImpairmentSpec impairments;
-  std::vector<float> weights, query;
-  Setup() {
-    impairments.calibration_residual = Length::si(2e-12);
-    impairments.drift_global_sigma = Length::si(5e-12);
-    impairments.drift_local_sigma = Length::si(10e-12);
-    impairments.correlation_rings = 4.0;
-    RandomStream s(1, {1});
-    weights.resize(static_cast<std::size_t>(kRows) * kChannels);
-    for (auto& w : weights) w = static_cast<float>(0.9 * (2.0 * s.uniform() - 1.0));
-    query.resize(kChannels);
-    for (auto& x : query) x = static_cast<float>(s.uniform());
-  }
-};
+using bench::MvmSetup;
+constexpr int kChannels = bench::kMvmChannels, kRows = bench::kMvmRows;
 
 // Roofline counters of a query with every noise term on, counted for its blocked pass only
 // (src/photonics/mvm_kernels.cpp): per ring acc += W_eff x, sum += S u, rin += W_eff^2 u^2 =
@@ -54,18 +27,11 @@ void report_pass(benchmark::State& state, lightsim::bench::RooflineTimer& timer)
 }
 
 void BM_MvmQueryFixedState(benchmark::State& state) {
-  Setup setup;
+  MvmSetup setup;
   MvmKernel kernel(setup.device, setup.impairments, setup.weights);
   kernel.set_state(1, 0);
-  RandomStream noise(1, {2});
-  std::vector<float> scores(kRows), currents(kRows);
   lightsim::bench::RooflineTimer timer;
-  for (auto _ : state) {
-    kernel.score(setup.query, scores, noise, currents);
-    benchmark::DoNotOptimize(scores.data());
-    benchmark::ClobberMemory();
-  }
-  state.SetItemsProcessed(state.iterations());
+  bench::time_mvm_queries(state, kernel, setup.query, /*with_drift=*/false, 2);
   report_pass(state, timer);
 }
 BENCHMARK(BM_MvmQueryFixedState)->Unit(benchmark::kMicrosecond);
@@ -73,19 +39,12 @@ BENCHMARK(BM_MvmQueryFixedState)->Unit(benchmark::kMicrosecond);
 // The same query with the per-query noise off (no detector normals, no shot or RIN sums): the
 // blocked MVM pass acc = W_eff x and the offset and ADC per row.
 void BM_MvmPassNoiseless(benchmark::State& state) {
-  Setup setup;
+  MvmSetup setup;
   setup.impairments.noise = false;
   MvmKernel kernel(setup.device, setup.impairments, setup.weights);
   kernel.set_state(1, 0);
-  RandomStream noise(1, {2});
-  std::vector<float> scores(kRows), currents(kRows);
   lightsim::bench::RooflineTimer timer;
-  for (auto _ : state) {
-    kernel.score(setup.query, scores, noise, currents);
-    benchmark::DoNotOptimize(scores.data());
-    benchmark::ClobberMemory();
-  }
-  state.SetItemsProcessed(state.iterations());
+  bench::time_mvm_queries(state, kernel, setup.query, /*with_drift=*/false, 2);
   // acc only: 2 flops and 4 bytes (W_eff) per ring.
   const double nd = static_cast<double>(kRows) * kChannels;
   timer.report(state, 2.0 * nd, 4.0 * nd, static_cast<std::size_t>(nd) * sizeof(float));
@@ -93,17 +52,10 @@ void BM_MvmPassNoiseless(benchmark::State& state) {
 BENCHMARK(BM_MvmPassNoiseless)->Unit(benchmark::kMicrosecond);
 
 void BM_MvmQueryDriftPerQuery(benchmark::State& state) {
-  Setup setup;
+  MvmSetup setup;
   MvmKernel kernel(setup.device, setup.impairments, setup.weights);
   kernel.set_state(1, 0);
-  RandomStream noise(1, {3});
-  std::vector<float> scores(kRows), currents(kRows);
-  for (auto _ : state) {
-    kernel.score_with_drift(setup.query, scores, noise, currents);
-    benchmark::DoNotOptimize(scores.data());
-    benchmark::ClobberMemory();
-  }
-  state.SetItemsProcessed(state.iterations());
+  bench::time_mvm_queries(state, kernel, setup.query, /*with_drift=*/true, 3);
 }
 BENCHMARK(BM_MvmQueryDriftPerQuery)->Unit(benchmark::kMicrosecond);
 
@@ -112,18 +64,11 @@ BENCHMARK(BM_MvmQueryDriftPerQuery)->Unit(benchmark::kMicrosecond);
 // TIA window: 200 ns gives K = 2, 1 ms (a thermal time constant) K = 10^4. Per query, averaged
 // over the updates.
 void BM_MvmQueryDriftTimeConstant(benchmark::State& state) {
-  Setup setup;
+  MvmSetup setup;
   setup.impairments.drift_time_constant = Time::si(static_cast<double>(state.range(0)) * 1e-9);
   MvmKernel kernel(setup.device, setup.impairments, setup.weights);
   kernel.set_state(1, 0);
-  RandomStream noise(1, {3});
-  std::vector<float> scores(kRows), currents(kRows);
-  for (auto _ : state) {
-    kernel.score_with_drift(setup.query, scores, noise, currents);
-    benchmark::DoNotOptimize(scores.data());
-    benchmark::ClobberMemory();
-  }
-  state.SetItemsProcessed(state.iterations());
+  bench::time_mvm_queries(state, kernel, setup.query, /*with_drift=*/true, 3);
   state.counters["K"] = kernel.drift().refresh_queries();
 }
 BENCHMARK(BM_MvmQueryDriftTimeConstant)
@@ -153,7 +98,7 @@ BENCHMARK(BM_MvmDriftRngLowerBound)->Unit(benchmark::kMicrosecond);
 // A new impairment state (per Monte-Carlo trial): DACs, static errors, drift field, and the
 // crosstalk-mixed effective weights of every row (N d^2 exact ring evaluations).
 void BM_MvmNewState(benchmark::State& state) {
-  Setup setup;
+  MvmSetup setup;
   MvmKernel kernel(setup.device, setup.impairments, setup.weights);
   std::uint64_t trial = 0;
   for (auto _ : state) kernel.set_state(1, ++trial);

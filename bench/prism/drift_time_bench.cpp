@@ -7,49 +7,24 @@
 // counters: K (queries per field update) and tau_s.
 #include <benchmark/benchmark.h>
 
-#include <vector>
-
 #include "lightsim/photonics/device.h"
 #include "lightsim/photonics/mvm.h"
 #include "lightsim/prism/calibration.h"
 #include "lightsim/prism/drift_time.h"
 #include "lightsim/prism/thermal.h"
+#include "mvm_setup.h"
 
 namespace lightsim::prism {
 namespace {
 
-constexpr int kChannels = 32, kRows = 1024;
-
 void BM_MvmQueryDriftRealistic(benchmark::State& state) {
-  photonics::DeviceSpec d;  // as bench_photonics: Q 5e4, 32 channels at 0.2 nm, +-15 V
-  d.ring.q_loaded = 5e4;
-  d.ring.extinction_ratio = Decibel::si(20.0);
-  d.grid.channels = kChannels;
-  d.grid.spacing = Length::si(0.2e-9);
-  d.tuning.max_voltage = Voltage::si(15.0);
-  d.bank.rows = kRows;
-  d.tia.gain = Resistance::si(15e3);
-  photonics::ImpairmentSpec imp;
-  imp.calibration_residual = Length::si(2e-12);
-  imp.drift_global_sigma = Length::si(5e-12);
-  imp.drift_local_sigma = Length::si(10e-12);
-  imp.correlation_rings = 4.0;
+  bench::MvmSetup setup;
+  photonics::ImpairmentSpec imp = setup.impairments;
   imp.thermal_drift = true;
-  imp = with_thermal_drift(imp, d, ThermalSpec{}, CalibrationSpec{});
-  RandomStream s(1, {1});
-  std::vector<float> weights(static_cast<std::size_t>(kRows) * kChannels), query(kChannels);
-  for (auto& w : weights) w = static_cast<float>(0.9 * (2.0 * s.uniform() - 1.0));
-  for (auto& x : query) x = static_cast<float>(s.uniform());
-  photonics::MvmKernel kernel(d, imp, weights);
+  imp = with_thermal_drift(imp, setup.device, ThermalSpec{}, CalibrationSpec{});
+  photonics::MvmKernel kernel(setup.device, imp, setup.weights);
   kernel.set_state(1, 0);
-  RandomStream noise(1, {3});
-  std::vector<float> scores(kRows), currents(kRows);
-  for (auto _ : state) {
-    kernel.score_with_drift(query, scores, noise, currents);
-    benchmark::DoNotOptimize(scores.data());
-    benchmark::ClobberMemory();
-  }
-  state.SetItemsProcessed(state.iterations());
+  bench::time_mvm_queries(state, kernel, setup.query, /*with_drift=*/true, 3);
   state.counters["K"] = kernel.drift().refresh_queries();
   state.counters["tau_s"] = imp.drift_time_constant.si();
 }
