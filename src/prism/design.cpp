@@ -230,6 +230,27 @@ bool dominates(const DesignFigures& a, const DesignFigures& b, DesignMetric m) {
   return strict;
 }
 
+}  // namespace
+
+kv::EvalReport score_layout(const PrismDesignSpec& spec, const kv::KvCache& cache, int dim,
+                            int block_tokens, const std::vector<std::int64_t>& ks,
+                            const std::vector<AcceleratorSpec>& accelerators, Context& ctx) {
+  kv::EvalOptions o;
+  o.ks.assign(ks.begin(), ks.end());
+  o.blocks.block_tokens = static_cast<std::size_t>(block_tokens);
+  const auto d = static_cast<std::size_t>(dim);
+  o.shared_projection = kv::SharedProjection{kv::standard_projection(spec.projection), d};
+  o.output_error = false;
+  kv::ProjectionSource projection;
+  projection.dim = d;
+  std::vector<kv::ScorerSetup> setups{{"ideal", kv::signature_scorer(projection)}};
+  for (const AcceleratorSpec& a : accelerators)
+    setups.push_back({fmt::format("t{}", setups.size()), prism_scorer(a, projection)});
+  return kv::evaluate(cache, setups, o, ctx);
+}
+
+namespace {
+
 // Recall and mass recall of every distinct tuple, one kv::evaluate per (dim, block_tokens).
 void score_recall(const PrismDesignSpec& spec, const Axes& axes, DesignResult& r, Context& ctx) {
   const bool k_matters = spec.accelerator.selection.votes > 1;
@@ -239,35 +260,24 @@ void score_recall(const PrismDesignSpec& spec, const Axes& axes, DesignResult& r
       groups[{c.variables.dim, c.variables.block_tokens}][recall_key(c.variables, k_matters)]
           .push_back(c.index);
   if (groups.empty()) return;
-  kv::KvGeneratorSpec w = spec.workload;
-  ctx.log().info("prism design: generating the {}-token cache", w.tokens);
-  const kv::KvCache cache = kv::generate_kv_cache(w, ctx);
+  ctx.log().info("prism design: generating the {}-token cache", spec.workload.tokens);
+  r.cache = std::make_shared<const kv::KvCache>(kv::generate_kv_cache(spec.workload, ctx));
   std::vector<std::int64_t> ks(axes.k.begin(), axes.k.end());
   std::sort(ks.begin(), ks.end());
   ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
   for (const auto& [layout, tuples] : groups) {
     ctx.throw_if_cancelled("prism design");
-    kv::EvalOptions o;
-    o.ks.assign(ks.begin(), ks.end());
-    o.blocks.block_tokens = static_cast<std::size_t>(layout.second);
-    const auto d = static_cast<std::size_t>(layout.first);
-    o.shared_projection = kv::SharedProjection{kv::standard_projection(spec.projection), d};
-    o.output_error = false;
-    // Setup 0: the ideal signature scorer of this projection; then one per tuple.
-    kv::ProjectionSource ideal;
-    ideal.dim = d;
-    std::vector<kv::ScorerSetup> setups{{"ideal", kv::signature_scorer(ideal)}};
+    // One Prism scorer per distinct tuple, after the ideal scorer (setup 0).
+    std::vector<AcceleratorSpec> accelerators;
     std::vector<const std::vector<std::size_t>*> members{nullptr};
     for (const auto& [key, idx] : tuples) {
-      kv::ProjectionSource p;
-      p.dim = d;
-      setups.push_back({fmt::format("t{}", setups.size()),
-                        prism_scorer(design_accelerator(spec, r.all[idx.front()].variables), p)});
+      accelerators.push_back(design_accelerator(spec, r.all[idx.front()].variables));
       members.push_back(&idx);
     }
-    r.scored_tuples += setups.size() - 1;
-    const kv::EvalReport rep = kv::evaluate(cache, setups, o, ctx);
-    for (std::size_t s = 1; s < setups.size(); ++s)
+    r.scored_tuples += accelerators.size();
+    const kv::EvalReport rep =
+        score_layout(spec, *r.cache, layout.first, layout.second, ks, accelerators, ctx);
+    for (std::size_t s = 1; s < members.size(); ++s)
       for (std::size_t i : *members[s]) {
         DesignCandidate& c = r.all[i];
         const auto ki = static_cast<std::size_t>(

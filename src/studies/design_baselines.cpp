@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <set>
 #include <utility>
 
@@ -22,10 +23,11 @@ void DesignBaselinesSpec::describe(config::Schema<DesignBaselinesSpec>& s) {
   s.help(
       "The GPU's own KV-block selectors the Prism front is compared with at equal recall "
       "(docs/prism.md, \"GPU baselines at equal recall\"); empty gpus: no comparison.");
-  s.field("gpus", &S::gpus, "GPUs (configs/gpus/ names or files; each needs tdp, idle_power "
-                            "and hbm_energy_per_byte)");
-  s.field("batches", &S::batches, "sequences per decode step").range(std::int64_t{1},
-                                                                      std::int64_t{1} << 20);
+  s.field("gpus", &S::gpus,
+          "GPUs (configs/gpus/ names or files; each needs tdp, idle_power "
+          "and hbm_energy_per_byte)");
+  s.field("batches", &S::batches, "sequences per decode step")
+      .range(std::int64_t{1}, std::int64_t{1} << 20);
   s.field("selectors", &S::selectors,
           "GPU selectors: mean_key, quest, dsa_indexer (ideal: exact q.k), faiss_ivfpq");
   s.field("hidden", &S::hidden, "model width h read by the DSA indexer's projections")
@@ -37,8 +39,7 @@ void DesignBaselinesSpec::describe(config::Schema<DesignBaselinesSpec>& s) {
   s.field("faiss", &S::faiss, "the FAISS IVF-PQ scorer (kind scorer_faiss_ivfpq)");
   s.rule([](const S& v) -> std::optional<std::string> {
     for (const std::string& name : v.selectors)
-      if (name != "mean_key" && name != "quest" && name != "dsa_indexer" &&
-          name != "faiss_ivfpq")
+      if (name != "mean_key" && name != "quest" && name != "dsa_indexer" && name != "faiss_ivfpq")
         return fmt::format(
             "selectors: '{}' is not one of mean_key, quest, dsa_indexer, faiss_ivfpq", name);
     return std::nullopt;
@@ -76,7 +77,11 @@ std::vector<BaselineRecall> baseline_recalls(const prism::PrismDesignSpec& spec,
   std::vector<BaselineRecall> out;
   if (blocks.empty() || baselines.selectors.empty()) return out;
   ctx.log().info("prism design: GPU baselines on the {}-token cache", spec.workload.tokens);
-  const kv::KvCache cache = kv::generate_kv_cache(spec.workload, ctx);
+  // The cache the search scored on (the same draws: a function of the workload and the seed);
+  // generated here only when the search scored nothing.
+  const std::shared_ptr<const kv::KvCache> cache =
+      r.cache ? r.cache
+              : std::make_shared<const kv::KvCache>(kv::generate_kv_cache(spec.workload, ctx));
   std::vector<kv::ScorerSetup> setups;
   for (const std::string& s : baselines.selectors) setups.push_back({s, maker_of(s, baselines)});
   kv::EvalOptions o;
@@ -88,7 +93,7 @@ std::vector<BaselineRecall> baseline_recalls(const prism::PrismDesignSpec& spec,
     bo.block_tokens = static_cast<std::size_t>(b);
     layouts.push_back(bo);
   }
-  const std::vector<kv::EvalReport> reps = kv::evaluate(cache, setups, o, layouts, ctx);
+  const std::vector<kv::EvalReport> reps = kv::evaluate(*cache, setups, o, layouts, ctx);
   std::size_t li = 0;
   for (std::int64_t b : blocks) {
     const kv::EvalReport& rep = reps[li++];
@@ -113,9 +118,9 @@ std::vector<BaselineRecall> baseline_recalls(const prism::PrismDesignSpec& spec,
 PrismStep prism_step(const prism::DesignFigures& f, const kv::KvGeneratorSpec& workload,
                      std::int64_t batch) {
   const double queries = d(batch) * d(workload.model_layers) * d(workload.kv_heads);
-  return {.energy = queries * f.energy_per_query,
-          .time = d(workload.model_layers) *
-                  (f.latency_per_query + d(batch - 1) * f.query_interval)};
+  return {
+      .energy = queries * f.energy_per_query,
+      .time = d(workload.model_layers) * (f.latency_per_query + d(batch - 1) * f.query_interval)};
 }
 
 void add_gpu_baselines(RunBase& run, const DesignStudySpec& spec, const prism::DesignResult& r) {
@@ -197,7 +202,8 @@ void add_gpu_baselines(RunBase& run, const DesignStudySpec& spec, const prism::D
              {"prism_time_us", "us"},
              {"time_ratio", ""},
              {"winner", ""}});
-  run.table("step_costs", "Energy and time per decode step: GPU selectors and Prism's best front design",
+  run.table("step_costs",
+            "Energy and time per decode step: GPU selectors and Prism's best front design",
             {{"system", ""},
              {"gpu", ""},
              {"batch", ""},
@@ -266,50 +272,50 @@ void add_gpu_baselines(RunBase& run, const DesignStudySpec& spec, const prism::D
               t.reached_max, metric_value(metric, top->figures->recall, top->figures->mass_recall));
         if (!m) {
           ++t.never;
-          run.add_row("vs_gpu", {{"selector", br.selector},
-                                 {"gpu", gpu.name},
-                                 {"batch", batch},
-                                 {"block_tokens", br.block_tokens},
-                                 {"top_k", br.top_k},
-                                 {"gpu_metric", need},
-                                 {"prism_candidate", std::int64_t{-1}},
-                                 {"prism_metric", top ? metric_value(metric, top->figures->recall,
-                                                                     top->figures->mass_recall)
-                                                      : 0.0},
-                                 {"gpu_energy_uj", g.energy * 1e6},
-                                 {"prism_energy_uj", 0.0},
-                                 {"energy_ratio", 0.0},
-                                 {"gpu_time_us", g.time * 1e6},
-                                 {"prism_time_us", 0.0},
-                                 {"time_ratio", 0.0},
-                                 {"winner", std::string("never")}});
+          run.add_row(
+              "vs_gpu",
+              {{"selector", br.selector},
+               {"gpu", gpu.name},
+               {"batch", batch},
+               {"block_tokens", br.block_tokens},
+               {"top_k", br.top_k},
+               {"gpu_metric", need},
+               {"prism_candidate", std::int64_t{-1}},
+               {"prism_metric",
+                top ? metric_value(metric, top->figures->recall, top->figures->mass_recall) : 0.0},
+               {"gpu_energy_uj", g.energy * 1e6},
+               {"prism_energy_uj", 0.0},
+               {"energy_ratio", 0.0},
+               {"gpu_time_us", g.time * 1e6},
+               {"prism_time_us", 0.0},
+               {"time_ratio", 0.0},
+               {"winner", std::string("never")}});
           continue;
         }
         const PrismStep p = prism_step(*m->figures, w, batch);
         const double er = p.energy / g.energy, tr = p.time / g.time;
-        const std::string winner = er < 1 && tr < 1   ? "prism"
+        const std::string winner = er < 1 && tr < 1     ? "prism"
                                    : er >= 1 && tr >= 1 ? "gpu"
                                                         : (er < 1 ? "prism_energy" : "prism_time");
         if (winner == "prism") ++t.prism;
         if (t.best_energy_ratio == 0 || er < t.best_energy_ratio) t.best_energy_ratio = er;
         if (t.best_time_ratio == 0 || tr < t.best_time_ratio) t.best_time_ratio = tr;
-        run.add_row("vs_gpu",
-                    {{"selector", br.selector},
-                     {"gpu", gpu.name},
-                     {"batch", batch},
-                     {"block_tokens", br.block_tokens},
-                     {"top_k", br.top_k},
-                     {"gpu_metric", need},
-                     {"prism_candidate", static_cast<std::int64_t>(m->index)},
-                     {"prism_metric",
-                      metric_value(metric, m->figures->recall, m->figures->mass_recall)},
-                     {"gpu_energy_uj", g.energy * 1e6},
-                     {"prism_energy_uj", p.energy * 1e6},
-                     {"energy_ratio", er},
-                     {"gpu_time_us", g.time * 1e6},
-                     {"prism_time_us", p.time * 1e6},
-                     {"time_ratio", tr},
-                     {"winner", winner}});
+        run.add_row("vs_gpu", {{"selector", br.selector},
+                               {"gpu", gpu.name},
+                               {"batch", batch},
+                               {"block_tokens", br.block_tokens},
+                               {"top_k", br.top_k},
+                               {"gpu_metric", need},
+                               {"prism_candidate", static_cast<std::int64_t>(m->index)},
+                               {"prism_metric",
+                                metric_value(metric, m->figures->recall, m->figures->mass_recall)},
+                               {"gpu_energy_uj", g.energy * 1e6},
+                               {"prism_energy_uj", p.energy * 1e6},
+                               {"energy_ratio", er},
+                               {"gpu_time_us", g.time * 1e6},
+                               {"prism_time_us", p.time * 1e6},
+                               {"time_ratio", tr},
+                               {"winner", winner}});
       }
   }
   // Prism's highest-recall front design beside the GPU rows of the chart.
@@ -321,13 +327,14 @@ void add_gpu_baselines(RunBase& run, const DesignStudySpec& spec, const prism::D
     for (const fabric::GpuSpec& gpu : gpus)
       for (std::int64_t batch : b.batches) {
         const PrismStep p = prism_step(*top->figures, w, batch);
-        run.add_row("step_costs",
-                    {{"system", fmt::format("prism #{}", top->index)},
-                     {"gpu", gpu.name},
-                     {"batch", batch},
-                     {"metric", metric_value(metric, top->figures->recall, top->figures->mass_recall)},
-                     {"energy_uj", p.energy * 1e6},
-                     {"time_us", p.time * 1e6}});
+        run.add_row(
+            "step_costs",
+            {{"system", fmt::format("prism #{}", top->index)},
+             {"gpu", gpu.name},
+             {"batch", batch},
+             {"metric", metric_value(metric, top->figures->recall, top->figures->mass_recall)},
+             {"energy_uj", p.energy * 1e6},
+             {"time_us", p.time * 1e6}});
       }
   }
 
@@ -375,8 +382,9 @@ void add_gpu_baselines(RunBase& run, const DesignStudySpec& spec, const prism::D
                     .scale = {.zero = false, .type = "log"}};
   chart.color = Channel{.field = "system", .type = "nominal"};
   chart.column = Channel{.field = "gpu", .type = "nominal"};
-  chart.tooltip = {tip("system"), tip("gpu"), tip("batch"), tip("metric", ".4f", mname),
-                   tip("energy_uj", ".4g"), tip("time_us", ".4g")};
+  chart.tooltip = {
+      tip("system"),           tip("gpu"),           tip("batch"), tip("metric", ".4f", mname),
+      tip("energy_uj", ".4g"), tip("time_us", ".4g")};
   run.chart(chart);
 }
 

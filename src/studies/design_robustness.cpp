@@ -10,8 +10,6 @@
 
 #include "lightsim/kv/generator.h"
 #include "lightsim/kv/metrics.h"
-#include "lightsim/kv/scorer_specs.h"
-#include "lightsim/prism/scorer.h"
 
 namespace lightsim::studies {
 
@@ -50,23 +48,16 @@ std::vector<Figures> front_recalls(const prism::PrismDesignSpec& spec, const kv:
   for (const auto& [layout, members] : groups) {
     ctx.throw_if_cancelled("prism design robustness");
     std::vector<std::int64_t> ks;
-    for (std::size_t p : members) ks.push_back(r.all[r.front[p]].variables.top_k);
+    std::vector<prism::AcceleratorSpec> accelerators;
+    for (std::size_t p : members) {
+      ks.push_back(r.all[r.front[p]].variables.top_k);
+      accelerators.push_back(accelerator_of(r.all[r.front[p]].variables));
+    }
     std::sort(ks.begin(), ks.end());
     ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
-    kv::EvalOptions o;
-    o.ks.assign(ks.begin(), ks.end());
-    o.blocks.block_tokens = static_cast<std::size_t>(layout.second);
-    const auto dim = static_cast<std::size_t>(layout.first);
-    o.shared_projection = kv::SharedProjection{kv::standard_projection(spec.projection), dim};
-    o.output_error = false;
-    kv::ProjectionSource proj;
-    proj.dim = dim;
-    std::vector<kv::ScorerSetup> setups{{"ideal", kv::signature_scorer(proj)}};
-    for (std::size_t p : members)
-      setups.push_back({fmt::format("f{}", p),
-                        prism::prism_scorer(accelerator_of(r.all[r.front[p]].variables), proj)});
-    const kv::EvalReport rep = kv::evaluate(cache, setups, o, ctx);
-    for (std::size_t s = 1; s < setups.size(); ++s) {
+    const kv::EvalReport rep =
+        prism::score_layout(spec, cache, layout.first, layout.second, ks, accelerators, ctx);
+    for (std::size_t s = 1; s <= members.size(); ++s) {
       const std::size_t p = members[s - 1];
       const auto ki = static_cast<std::size_t>(
           std::find(ks.begin(), ks.end(), r.all[r.front[p]].variables.top_k) - ks.begin());
@@ -93,9 +84,8 @@ void add_robustness(RunBase& run, const DesignStudySpec& spec, const prism::Desi
   std::vector<Figures> at_drift(r.front.size()), on_profile(r.front.size());
   if (drift) {
     run.ctx.log().info("prism design: the front at drift {} pm", rb.drift_local_sigma.si() * 1e12);
-    const kv::KvCache cache = kv::generate_kv_cache(ds.workload, run.ctx);
     at_drift = front_recalls(
-        ds, cache, r,
+        ds, *r.cache, r,
         [&](const prism::DesignVariables& v) {
           prism::AcceleratorSpec a = prism::design_accelerator(ds, v);
           a.impairments.drift_local_sigma = rb.drift_local_sigma;
@@ -139,10 +129,10 @@ void add_robustness(RunBase& run, const DesignStudySpec& spec, const prism::Desi
         metric == prism::DesignMetric::mass_recall ? c.figures->mass_recall : c.figures->recall;
     const double dr = drift ? metric_of(metric, at_drift[p]) : base;
     const double pr = profile ? metric_of(metric, on_profile[p]) : base;
-    const double pi = profile ? (metric == prism::DesignMetric::mass_recall
-                                     ? on_profile[p].ideal_mass_recall
-                                     : on_profile[p].ideal_recall)
-                              : 0.0;
+    const double pi =
+        profile ? (metric == prism::DesignMetric::mass_recall ? on_profile[p].ideal_mass_recall
+                                                              : on_profile[p].ideal_recall)
+                : 0.0;
     run.add_row("robustness", {{"index", static_cast<std::int64_t>(c.index)},
                                {"energy_nj", c.figures->energy_per_query * 1e9},
                                {"searched", base},

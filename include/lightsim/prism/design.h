@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,6 +28,7 @@
 #include "lightsim/core/json_fwd.h"
 #include "lightsim/core/units.h"
 #include "lightsim/kv/generator.h"
+#include "lightsim/kv/metrics.h"
 #include "lightsim/prism/accelerator.h"
 
 namespace lightsim::prism {
@@ -143,7 +145,19 @@ struct DesignResult {
   std::string binding{}, binding_reason{};
   DesignTargetSpec target{};
   std::int64_t context = 0;
+  // The workload cache recall was scored on (spec.workload; null when no candidate was
+  // feasible): kept so the study's robustness and GPU baselines score the same cache without
+  // generating it again.
+  std::shared_ptr<const kv::KvCache> cache{};
 };
+
+// Recall on one (dim, block_tokens) layout of `cache`: one kv::evaluate at `ks` (sorted,
+// unique) with spec's projection fitted once at `dim`; setup 0 is that projection's exact
+// scorer ("ideal"), then one Prism scorer per accelerator, in order. The search and the study's
+// robustness of the front score through it.
+kv::EvalReport score_layout(const PrismDesignSpec& spec, const kv::KvCache& cache, int dim,
+                            int block_tokens, const std::vector<std::int64_t>& ks,
+                            const std::vector<AcceleratorSpec>& accelerators, Context& ctx);
 
 // Every candidate of `spec` in enumeration order (variables only).
 std::vector<DesignVariables> enumerate_designs(const PrismDesignSpec& spec);
