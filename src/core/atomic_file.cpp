@@ -28,7 +28,7 @@ int create_unique(const std::filesystem::path& dir, const std::string& stem,
     int fd = ::open(candidate.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd >= 0) {
       // Held until the file is renamed into place or removed: what tells a live writer's
-      // temp file from one a killed process left (remove_stale_temp_files).
+      // temp file from one a killed process left (remove_dead_temp_files).
       (void)::flock(fd, LOCK_EX | LOCK_NB);
       created = std::move(candidate);
       return fd;
@@ -114,9 +114,7 @@ void AtomicFile::commit() {
   }
 }
 
-namespace {
-
-std::size_t remove_temp_files(const std::filesystem::path& target, bool only_unlocked) {
+std::size_t remove_dead_temp_files(const std::filesystem::path& target) {
   const std::string prefix = fmt::format(".{}.", target.filename().string());
   constexpr std::string_view kSuffix = ".tmp";
   constexpr std::size_t kTagDigits = 16;
@@ -130,9 +128,7 @@ std::size_t remove_temp_files(const std::filesystem::path& target, bool only_unl
     const std::string_view tag = std::string_view(name).substr(prefix.size(), kTagDigits);
     if (tag.find_first_not_of("0123456789abcdef") != std::string_view::npos) continue;
     // A live writer holds an exclusive lock on its temp file (create_unique): kept.
-    const int fd =
-        only_unlocked ? ::open(entry.path().c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-                      : -1;
+    const int fd = ::open(entry.path().c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) != 0) {
       ::close(fd);
       continue;
@@ -142,16 +138,6 @@ std::size_t remove_temp_files(const std::filesystem::path& target, bool only_unl
     if (fd >= 0) ::close(fd);
   }
   return removed;
-}
-
-}  // namespace
-
-std::size_t remove_stale_temp_files(const std::filesystem::path& target) {
-  return remove_temp_files(target, false);
-}
-
-std::size_t remove_dead_temp_files(const std::filesystem::path& target) {
-  return remove_temp_files(target, true);
 }
 
 void write_file_atomic(const std::filesystem::path& path, std::string_view content) {

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "lightsim/core/atomic_file.h"
+#include "lightsim/core/dead_temp_files.h"
 #include "lightsim/core/error.h"
 #include "lightsim/core/input_file.h"
 #include "lightsim/core/json.h"
@@ -140,7 +141,7 @@ StoreFile read_store(const std::filesystem::path& path) {
 }
 
 void ResultStore::open(const Json& header, bool resume) {
-  remove_stale_temp_files(path_);
+  remove_dead_temp_files(path_);  // killed writers' temp files (the store lock is held)
   const auto points = header.at("points").get<std::size_t>();
   LIGHTSIM_CHECK(points == points_.size(), "sweep store '{}': header says {} points, given {}",
                  path_.string(), points, points_.size());

@@ -45,12 +45,6 @@ class AtomicFile {
   bool committed_ = false;
 };
 
-// Removes the temp files AtomicFile(target) leaves when its process is killed
-// (`.<name>.<16 hex digits>.tmp` beside `target`); returns how many. Only for a caller that
-// holds exclusive use of `target` (e.g. the sweep store's lock): another writer's live temp
-// file would be removed too. Never throws.
-std::size_t remove_stale_temp_files(const std::filesystem::path& target);
-
 // Writes `content` to `path` atomically (see AtomicFile).
 void write_file_atomic(const std::filesystem::path& path, std::string_view content);
 
