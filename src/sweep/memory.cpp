@@ -63,16 +63,6 @@ constexpr std::uint64_t kPendingBytesPerPoint = 2 * 16 + 2 * 8 + 2 * 16 + 8;
 
 }  // namespace
 
-std::uint64_t point_count(const SweepSpec& spec) {
-  if (!spec.grid.empty()) {
-    std::uint64_t n = 1;
-    for (const auto& axis : spec.grid) n = bytes_of(n, axis.values.size());
-    return n;
-  }
-  if (!spec.points.empty()) return spec.points.size();
-  return spec.sample.count > 0 ? static_cast<std::uint64_t>(spec.sample.count) : 0;
-}
-
 std::uint64_t estimate_sweep_bytes(const SweepSpec& spec) {
   const std::uint64_t count = point_count(spec);
   std::uint64_t total = 0;

@@ -78,18 +78,27 @@ void SweepSpec::describe(config::Schema<SweepSpec>& s) {
       for (std::size_t b = 0; b < a; ++b)
         if (sw.grid[a].key == sw.grid[b].key)
           return fmt::format("grid key '{}' appears twice", sw.grid[a].key);
-    // The product of the axes, saturating: 5 axes of 100 values were 10^10 points, which
-    // expand() allocated (std::bad_alloc, exit 1) and 20 such axes overflowed.
-    std::int64_t product = 1;
-    for (const auto& axis : sw.grid) {
-      const auto n = static_cast<std::int64_t>(axis.values.size());
-      product = n == 0 || product <= kMaxSweepPoints / n ? product * n : kMaxSweepPoints + 1;
-    }
-    if (product > kMaxSweepPoints)
+    // 5 axes of 100 values were 10^10 points, which expand() allocated (std::bad_alloc, exit 1),
+    // and 20 such axes overflowed the product.
+    if (point_count(sw) > static_cast<std::uint64_t>(kMaxSweepPoints))
       return fmt::format("grid: the axes give more than {} points (the most a sweep may have)",
                          kMaxSweepPoints);
     return std::nullopt;
   });
+}
+
+std::uint64_t point_count(const SweepSpec& spec) {
+  if (!spec.grid.empty()) {
+    constexpr auto kOver = static_cast<std::uint64_t>(kMaxSweepPoints) + 1;
+    std::uint64_t product = 1;
+    for (const auto& axis : spec.grid) {
+      const std::uint64_t n = axis.values.size();
+      product = n == 0 || product <= kOver / n ? std::min(product * n, kOver) : kOver;
+    }
+    return product;
+  }
+  if (!spec.points.empty()) return spec.points.size();
+  return spec.sample.count > 0 ? static_cast<std::uint64_t>(spec.sample.count) : 0;
 }
 
 std::vector<std::string> Point::assignments() const {

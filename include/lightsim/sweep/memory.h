@@ -9,10 +9,6 @@
 
 namespace lightsim::sweep {
 
-// Points of the spec: a grid's product of axis lengths, the explicit list's length or the
-// sample's count (the spec's rules keep each at most kMaxSweepPoints).
-std::uint64_t point_count(const SweepSpec& spec);
-
 // Bytes of the per-point lists alive together when the run starts (run.cpp, run_sweep): the
 // points of expand() (keys and values as strings), the store's expected ids and value texts
 // (StoredPoint) and the pending index list (as JSON, its text, the broadcast copy and the

@@ -67,11 +67,16 @@ struct SweepSpec {
   static void describe(config::Schema<SweepSpec>& s);
 };
 
-// One point: its index in the expansion, the assignments ("key=value", in axis/key order) and
-// its key values as JSON (numbers and booleans typed, the rest strings).
 // The most points a sweep may have (a grid's product of axes, a sample's count).
 inline constexpr std::int64_t kMaxSweepPoints = 10'000'000;
 
+// Points of the spec: a grid's product of axis lengths (saturating: kMaxSweepPoints + 1 stands
+// for any product above the limit, which the spec's rule refuses), the explicit list's length
+// or the sample's count.
+std::uint64_t point_count(const SweepSpec& spec);
+
+// One point: its index in the expansion, the assignments ("key=value", in axis/key order) and
+// its key values as JSON (numbers and booleans typed, the rest strings).
 struct Point {
   std::size_t index = 0;
   std::vector<std::string> keys;
