@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from kv_format import write_cache  # noqa: E402  (the one writer of the format, shared)
+from kv_format import place_needle, write_cache  # noqa: E402  (the one writer of the format, shared)
 
 
 def parse_args(argv):
@@ -65,10 +65,7 @@ def build_context(tok, args, vocab_size):
         body = torch.randint(0, vocab_size, (body_len,), generator=g).tolist()
     if tok.bos_token_id is not None and body:
         body[0] = tok.bos_token_id
-    at = max(1, min(body_len, int(args.needle_depth * body_len)))
-    ids = body[:at] + needle + body[at:] + question
-    spans = [{"begin": at, "end": at + len(needle)}] if needle else []
-    return ids, spans
+    return place_needle(body, needle, question, args.needle_depth)
 
 
 def layer_kv(past, layer):

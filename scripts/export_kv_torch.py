@@ -39,7 +39,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from kv_format import write_cache  # noqa: E402  (the one writer of the format, shared)
+from kv_format import place_needle, write_cache  # noqa: E402  (the one writer of the format, shared)
 
 SUPPORTED = ("llama", "mistral", "qwen2")
 
@@ -432,10 +432,7 @@ def build_context(args, c):
         body = np.random.default_rng(args.seed).integers(0, vocab, body_len).tolist()
     if not 0 <= args.needle_depth <= 1:
         raise ExportError(f"--needle-depth {args.needle_depth}: expected a fraction in [0, 1]")
-    at = max(1, min(len(body), int(args.needle_depth * len(body))))
-    ids = body[:at] + needle + body[at:] + question
-    spans = [{"begin": at, "end": at + len(needle)}] if needle else []
-    return ids, spans
+    return place_needle(body, needle, question, args.needle_depth)
 
 
 def export(args):

@@ -9,6 +9,16 @@ import uuid
 from pathlib import Path
 
 
+def place_needle(body, needle, question, depth):
+    """The exported context: `needle` inserted into `body` at fraction `depth` (never before
+    token 1), then `question`; returns (ids, needle spans for the manifest). One layout for both
+    exporters."""
+    at = max(1, min(len(body), int(depth * len(body))))
+    ids = body[:at] + needle + body[at:] + question
+    spans = [{"begin": at, "end": at + len(needle)}] if needle else []
+    return ids, spans
+
+
 def write_cache(out, keys, values, queries, *, source, dtype, layer_ids, rope_base, needles):
     """Writes a cache folder in lightsim's format (docs/kv-data.md, version 1). numpy only.
 
