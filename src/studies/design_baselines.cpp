@@ -38,10 +38,11 @@ void DesignBaselinesSpec::describe(config::Schema<DesignBaselinesSpec>& s) {
   s.field("dsa", &S::dsa, "the DSA lightning indexer's shape (DeepSeek-V3.2)");
   s.field("faiss", &S::faiss, "the FAISS IVF-PQ scorer (kind scorer_faiss_ivfpq)");
   s.rule([](const S& v) -> std::optional<std::string> {
-    for (const std::string& name : v.selectors)
-      if (name != "mean_key" && name != "quest" && name != "dsa_indexer" && name != "faiss_ivfpq")
-        return fmt::format(
-            "selectors: '{}' is not one of mean_key, quest, dsa_indexer, faiss_ivfpq", name);
+    try {  // the one list of selector names (decode/gpu_selectors.h)
+      for (const std::string& name : v.selectors) decode::gpu_selector_from(name, "selectors");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
     return std::nullopt;
   });
 }
@@ -54,9 +55,16 @@ double d(std::int64_t v) {
 }
 
 kv::ScorerMaker maker_of(std::string_view selector, const DesignBaselinesSpec& b) {
-  if (selector == "mean_key") return kv::mean_key_scorer({});
-  if (selector == "quest") return kv::quest_scorer({});
-  if (selector == "faiss_ivfpq") return kv::faiss_ivfpq_scorer(b.faiss);
+  switch (decode::gpu_selector_from(selector, "baselines.selectors")) {
+    case decode::GpuSelector::mean_key:
+      return kv::mean_key_scorer({});
+    case decode::GpuSelector::quest:
+      return kv::quest_scorer({});
+    case decode::GpuSelector::faiss_ivfpq:
+      return kv::faiss_ivfpq_scorer(b.faiss);
+    case decode::GpuSelector::dsa_indexer:
+      break;
+  }
   return kv::exact_scorer({});  // dsa_indexer: the ideal indexer, exact q.k
 }
 
