@@ -27,24 +27,13 @@ void HostSpec::describe(config::Schema<HostSpec>& s) {
                 "step = max(gpu, host) (SGLang's overlap scheduler, vLLM V1 async scheduling)");
 }
 
-HostOverhead host_overhead(const HostSpec* spec) {
-  if (spec == nullptr) return {};
-  return {.enabled = true,
-          .step_base = spec->step_base.si(),
-          .per_sequence = spec->per_sequence.si(),
-          .per_prefill_token = spec->per_prefill_token.si(),
-          .overlapped = spec->overlap == HostOverlap::overlapped};
+double host_time(const HostSpec& h, std::int64_t sequences, std::int64_t prefill_tokens) {
+  return h.step_base.si() + h.per_sequence.si() * static_cast<double>(sequences) +
+         h.per_prefill_token.si() * static_cast<double>(prefill_tokens);
 }
 
-double host_time(const HostOverhead& h, std::int64_t sequences, std::int64_t prefill_tokens) {
-  if (!h.enabled) return 0.0;
-  return h.step_base + h.per_sequence * static_cast<double>(sequences) +
-         h.per_prefill_token * static_cast<double>(prefill_tokens);
-}
-
-double step_duration(const HostOverhead& h, double gpu, double host) {
-  if (!h.enabled) return gpu;
-  return h.overlapped ? std::max(gpu, host) : gpu + host;
+double step_duration(const HostSpec& h, double gpu, double host) {
+  return h.overlap == HostOverlap::overlapped ? std::max(gpu, host) : gpu + host;
 }
 
 std::string_view to_string(HostOverlap o) {

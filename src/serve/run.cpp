@@ -66,7 +66,7 @@ ServeSetup prepare(LoadedScenario scenario, const config::LoadOptions& load, std
   c.slo_ttft = sc.slo.ttft.si();
   c.slo_tpot = sc.slo.tpot.si();
   c.queue_series_bins = sc.queue_series_bins;
-  c.host = host_overhead(sc.host ? &sc.host->get() : nullptr);
+  if (sc.host) c.host = sc.host->get();
   const model::Transformer* m = model ? &*model : nullptr;
   if (sc.mode == PoolMode::colocated) {
     c.colocated = sim_pool(pool_model(sc, m, sc.colocated, "colocated", true), sc.colocated);

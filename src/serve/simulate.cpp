@@ -285,10 +285,10 @@ class Simulation {
     if (tokens > 0) t += in.pool->steps->prefill(tokens, prior / static_cast<double>(tokens));
     if (d > 0) t += in.pool->steps->decode(d, in.decode_context / static_cast<double>(d) + 1.0);
     LIGHTSIM_CHECK(t > 0 && std::isfinite(t), "step time {} s is not positive and finite", t);
-    if (c_.host.enabled) {
+    if (c_.host) {
       const double host =
-          host_time(c_.host, d + static_cast<std::int64_t>(in.chunks.size()), tokens);
-      const double step = step_duration(c_.host, t, host);
+          host_time(*c_.host, d + static_cast<std::int64_t>(in.chunks.size()), tokens);
+      const double step = step_duration(*c_.host, t, host);
       r_.host_work += host;
       r_.host_exposed += step - t;
       t = step;

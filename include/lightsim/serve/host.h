@@ -23,8 +23,8 @@ enum class HostOverlap { serial, overlapped };
 struct HostSpec {
   static constexpr std::string_view kind = "serve_host";
   static constexpr std::string_view preset_dir = "serve_hosts";
-  std::string engine;                    // the engine and version the figures are of (a label)
-  std::string description;               // where the figures come from, in one line
+  std::string engine{};                  // the engine and version the figures are of (a label)
+  std::string description{};             // where the figures come from, in one line
   Time step_base = Time::si(0);          // per step
   Time per_sequence = Time::si(0);       // per sequence in the step (decoding or prefilling)
   Time per_prefill_token = Time::si(0);  // per prompt token in the step
@@ -32,18 +32,11 @@ struct HostSpec {
   static void describe(config::Schema<HostSpec>& s);
 };
 
-// The host model the simulation applies (SI seconds; all 0 = off).
-struct HostOverhead {
-  bool enabled = false;
-  double step_base = 0, per_sequence = 0, per_prefill_token = 0;  // s
-  bool overlapped = false;
-};
-HostOverhead host_overhead(const HostSpec* spec);  // nullptr: off
-
 // s: the host time of a step of `sequences` sequences and `prefill_tokens` prompt tokens.
-double host_time(const HostOverhead& h, std::int64_t sequences, std::int64_t prefill_tokens);
-// s: the step's duration from its GPU time and its host time.
-double step_duration(const HostOverhead& h, double gpu, double host);
+double host_time(const HostSpec& h, std::int64_t sequences, std::int64_t prefill_tokens);
+// s: the step's duration from its GPU time and its host time (serial: the sum; overlapped: the
+// longer of the two).
+double step_duration(const HostSpec& h, double gpu, double host);
 
 std::string_view to_string(HostOverlap o);
 

@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "lightsim/serve/host.h"
@@ -45,7 +46,7 @@ struct SimConfig {
   // SIGINT/SIGTERM's stop flag (Context::cancel_flag(); null: never), polled every 4096
   // events: Interrupted. A million-request run simulates for tens of seconds.
   const std::atomic<bool>* cancel = nullptr;
-  HostOverhead host;  // host (CPU) time of each step (off: steps are GPU time only)
+  std::optional<HostSpec> host;  // host (CPU) time of each step (none: GPU time only)
 };
 
 // Latency percentiles of one metric over `count` requests (linear interpolation between

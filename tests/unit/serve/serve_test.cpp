@@ -214,11 +214,10 @@ TEST(Simulate, SerialHostTimeAddsToEveryStep) {
   SimConfig c;
   c.colocated = pool(fixed(0.1, 1e-4, 0.02, 0.001));
   c.token_budget = 2048;
-  c.host = {.enabled = true,
-            .step_base = 0.004,
-            .per_sequence = 0.0005,
-            .per_prefill_token = 1e-6,
-            .overlapped = false};
+  c.host = HostSpec{.step_base = Time::si(0.004),
+                    .per_sequence = Time::si(0.0005),
+                    .per_prefill_token = Time::si(1e-6),
+                    .overlap = HostOverlap::serial};
   // The same request as above: 3 prefill chunks of one sequence (5000 tokens in all), then 9
   // decode steps of batch 1; each step pays base + one sequence (+ its prompt tokens).
   const SimResult r = simulate({{.arrival = 1.0, .prompt = 5000, .output = 10}}, c);
@@ -236,7 +235,7 @@ TEST(Simulate, OverlappedHostTimeShowsOnlyWhereItExceedsTheGpu) {
   c.colocated = pool(fixed(0.1, 0, 0.02, 0.001));
   // Host 30 ms per step: hidden under the 100 ms prefill step, 9 ms longer than the 21 ms
   // decode step of batch 1.
-  c.host = {.enabled = true, .step_base = 0.03, .overlapped = true};
+  c.host = HostSpec{.step_base = Time::si(0.03), .overlap = HostOverlap::overlapped};
   const SimResult r = simulate({{.arrival = 0, .prompt = 100, .output = 5}}, c);
   EXPECT_NEAR(r.ttft.mean, 0.1, 1e-12);
   EXPECT_NEAR(r.tpot.mean, 0.03, 1e-12);
@@ -248,7 +247,7 @@ TEST(Simulate, HostOffChangesNothing) {
   SimConfig a;
   a.colocated = pool(fixed(0.01, 1e-5, 0.005, 1e-4));
   SimConfig b = a;
-  b.host = host_overhead(nullptr);
+  b.host = std::nullopt;
   std::vector<Request> reqs;
   for (int i = 0; i < 50; ++i)
     reqs.push_back({.arrival = 0.01 * i, .prompt = 100 + 7 * i, .output = 20 + i});
