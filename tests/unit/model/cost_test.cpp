@@ -159,7 +159,8 @@ TEST(Cost, OperatorsCarryTheirKind) {
   }
   // The absorbed form's extra matmuls are head-sharded projections.
   w.mla_form = MlaForm::absorbed;
-  const OpGroup& absorbed = group(analyze(m, {}, w), "moe layer, MLA");
+  const CostReport absorbed_report = analyze(m, {}, w);  // outlives the group it holds
+  const OpGroup& absorbed = group(absorbed_report, "moe layer, MLA");
   EXPECT_EQ(op(absorbed, "q_absorb").kind, OpKind::head_projection);
   EXPECT_EQ(op(absorbed, "v_up").kind, OpKind::head_projection);
 }
