@@ -6,18 +6,15 @@
 
 #include <fmt/ranges.h>
 
+#include "core/config_extensions.h"
 #include "lightsim/core/config_roots.h"
 #include "lightsim/core/error.h"
 
 namespace lightsim::config {
 
-namespace {
-constexpr std::array<std::string_view, 3> kExtensions{".yaml", ".yml", ".json"};
-}  // namespace
-
 bool looks_like_path(std::string_view name) {
   if (name.find('/') != std::string_view::npos) return true;
-  return std::any_of(kExtensions.begin(), kExtensions.end(),
+  return std::any_of(kConfigExtensions.begin(), kConfigExtensions.end(),
                      [&](std::string_view ext) { return name.ends_with(ext); });
 }
 
@@ -41,7 +38,8 @@ std::vector<std::string> named_configs(std::string_view dir, const LoadOptions& 
     std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator(root / dir, ec)) {
       const std::string ext = entry.path().extension().string();
-      if (std::find(kExtensions.begin(), kExtensions.end(), ext) != kExtensions.end())
+      if (std::find(kConfigExtensions.begin(), kConfigExtensions.end(), ext) !=
+          kConfigExtensions.end())
         names.push_back(entry.path().stem().string());
     }
   }
@@ -68,7 +66,7 @@ std::filesystem::path find_named(const std::string& name_or_file, std::string_vi
     for (const auto& c : candidates) searched.push_back(c.string());
   } else {
     for (const auto& root : options.config_roots) {
-      for (std::string_view ext : kExtensions)
+      for (std::string_view ext : kConfigExtensions)
         candidates.push_back(root / dir / (name_or_file + std::string(ext)));
       searched.push_back((root / dir).string() + "/");
     }

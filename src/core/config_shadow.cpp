@@ -7,11 +7,12 @@
 #include <string_view>
 #include <system_error>
 
+#include "core/config_extensions.h"
+
 namespace lightsim::config {
 
 std::vector<ShadowedPreset> shadowed_presets(const LoadOptions& options) {
-  // The lookup's order (config_files.cpp, find_named): roots in order, then .yaml, .yml, .json.
-  constexpr std::array<std::string_view, 3> kExtensions{".yaml", ".yml", ".json"};
+  // The lookup's order (config_files.cpp, find_named): roots in order, then kConfigExtensions.
   // "<dir>/<name>" -> the files of that name, in lookup order.
   std::map<std::string, std::vector<std::filesystem::path>> files;
   for (const auto& root : options.config_roots) {
@@ -23,13 +24,14 @@ std::vector<ShadowedPreset> shadowed_presets(const LoadOptions& options) {
       std::map<std::string, std::filesystem::path> in_dir;  // name -> first extension's file
       for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
         const std::filesystem::path& p = entry.path();
-        const auto ext = std::find(kExtensions.begin(), kExtensions.end(), p.extension().string());
-        if (ext == kExtensions.end()) continue;
+        const auto ext =
+            std::find(kConfigExtensions.begin(), kConfigExtensions.end(), p.extension().string());
+        if (ext == kConfigExtensions.end()) continue;
         const std::string name = dir.filename().string() + "/" + p.stem().string();
         auto [at, inserted] = in_dir.emplace(name, p);
         if (!inserted) {
-          const auto held =
-              std::find(kExtensions.begin(), kExtensions.end(), at->second.extension().string());
+          const auto held = std::find(kConfigExtensions.begin(), kConfigExtensions.end(),
+                                      at->second.extension().string());
           if (ext < held) at->second = p;
         }
       }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "lightsim/core/as_double.h"
 #include "lightsim/core/error.h"
 #include "lightsim/fabric/kernels.h"
 #include "lightsim/kv/scorer_specs.h"
@@ -58,10 +59,6 @@ GpuSelector gpu_selector_from(std::string_view name, std::string_view where) {
 
 namespace {
 
-double d(std::int64_t v) {
-  return static_cast<double>(v);
-}
-
 // One kernel stage of one layer: its FLOPs and bytes at the whole batch, its time by the
 // decode step's rule (scale_step.cpp): max(compute, memory) + launch.
 struct Stage {
@@ -89,8 +86,9 @@ GpuSelectorCost gpu_selector_cost(GpuSelector selector, const SelectionShape& sh
                     gpu.name);
   LIGHTSIM_CHECK_AS(ConfigError, memory_share >= 0 && memory_share <= 1,
                     "gpu selector: memory_share {} is outside [0, 1]", memory_share);
-  const double B = d(s.batch), G = d(s.kv_heads), H = d(s.q_heads), D = d(s.head_dim);
-  const double T = d(s.context);
+  const double B = as_double(s.batch), G = as_double(s.kv_heads), H = as_double(s.q_heads),
+               D = as_double(s.head_dim);
+  const double T = as_double(s.context);
   const auto blocks = static_cast<std::size_t>((s.context + s.block_tokens - 1) / s.block_tokens);
   const double N = static_cast<double>(blocks);
   const kv::SummaryGeometry geo{.tokens = static_cast<std::size_t>(s.context),
@@ -128,15 +126,16 @@ GpuSelectorCost gpu_selector_cost(GpuSelector selector, const SelectionShape& sh
       block_topk(B * G * N);
       break;
     case GpuSelector::dsa_indexer: {
-      const double Hi = d(dsa.heads), di = d(dsa.head_dim), h = d(s.hidden);
-      const double weights = d(dsa.q_input) * Hi * di + h * Hi + h * di;
-      stages.push_back({.name = "projections",
-                        .flops = 2.0 * B * weights,
-                        .bytes = weights * dsa.weight_bytes + B * (d(dsa.q_input) + h) * 2.0,
-                        .gemm = true,
-                        .format = fp8,
-                        .size = B,
-                        .k = d(dsa.q_input)});
+      const double Hi = as_double(dsa.heads), di = as_double(dsa.head_dim), h = as_double(s.hidden);
+      const double weights = as_double(dsa.q_input) * Hi * di + h * Hi + h * di;
+      stages.push_back(
+          {.name = "projections",
+           .flops = 2.0 * B * weights,
+           .bytes = weights * dsa.weight_bytes + B * (as_double(dsa.q_input) + h) * 2.0,
+           .gemm = true,
+           .format = fp8,
+           .size = B,
+           .k = as_double(dsa.q_input)});
       stages.push_back({.name = "logits",
                         .flops = B * T * (2.0 * Hi * di + 2.0 * Hi),
                         .bytes = B * T * (di * dsa.key_bytes + dsa.scale_bytes),
@@ -154,8 +153,9 @@ GpuSelectorCost gpu_selector_cost(GpuSelector selector, const SelectionShape& sh
                         "gpu selector faiss_ivfpq: nlist, nprobe, pq_m, pq_nbits must be "
                         "positive and pq_m must divide head_dim {}",
                         s.head_dim);
-      const double nlist = d(ivfpq.nlist), nprobe = d(std::min(ivfpq.nprobe, ivfpq.nlist));
-      const double code = std::ceil(d(ivfpq.pq_m * ivfpq.pq_nbits) / 8.0);
+      const double nlist = as_double(ivfpq.nlist),
+                   nprobe = as_double(std::min(ivfpq.nprobe, ivfpq.nlist));
+      const double code = std::ceil(as_double(ivfpq.pq_m * ivfpq.pq_nbits) / 8.0);
       const double centroids = nlist * D * 4.0;
       const double codes = B * G * T * code * nprobe / nlist;
       stages.push_back({.name = "coarse",
@@ -163,11 +163,11 @@ GpuSelectorCost gpu_selector_cost(GpuSelector selector, const SelectionShape& sh
                         .bytes = centroids,
                         .format = fp32_as_bf16});
       stages.push_back({.name = "tables",
-                        .flops = 2.0 * B * H * D * std::pow(2.0, d(ivfpq.pq_nbits)),
-                        .bytes = B * G * D * std::pow(2.0, d(ivfpq.pq_nbits)) * 4.0,
+                        .flops = 2.0 * B * H * D * std::pow(2.0, as_double(ivfpq.pq_nbits)),
+                        .bytes = B * G * D * std::pow(2.0, as_double(ivfpq.pq_nbits)) * 4.0,
                         .format = fp32_as_bf16});
       stages.push_back({.name = "scan",
-                        .flops = B * H * (T * nprobe / nlist) * d(ivfpq.pq_m),
+                        .flops = B * H * (T * nprobe / nlist) * as_double(ivfpq.pq_m),
                         .bytes = codes,
                         .format = fp32_as_bf16});
       stages.push_back(
@@ -178,7 +178,7 @@ GpuSelectorCost gpu_selector_cost(GpuSelector selector, const SelectionShape& sh
 
   const fabric::KernelEfficiency eff(gpu);
   const double hbm = gpu.hbm_bandwidth.si();
-  const double L = d(s.layers);
+  const double L = as_double(s.layers);
   GpuSelectorCost out{.selector = selector, .gpu = gpu.name};
   double busy_compute = 0;  // s of peak-rate compute the FLOPs would take (utilization)
   for (const Stage& st : stages) {

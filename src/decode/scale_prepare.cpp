@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "lightsim/core/as_double.h"
 #include "lightsim/decode/scale.h"
 #include "lightsim/model/cost.h"
 #include "lightsim/model/params.h"
@@ -13,10 +14,6 @@ namespace lightsim::decode {
 namespace {
 
 using Role = StepEvaluator::Role;
-
-double d(std::int64_t v) {
-  return static_cast<double>(v);
-}
 
 // Role and breakdown part of an operator of model::analyze, by the kind its builder gave it
 // (model::OpKind, src/model/layer_ops.cpp).
@@ -120,7 +117,7 @@ StepEvaluator::StepEvaluator(const ScaleSetup& setup)
   f.other_peak = gpu.peak("bf16").si();
   f.matmul = fabric::format_index(act);
   f.attention = fabric::format_index(kv);
-  kv_values_ = d(model::kv_values_per_token_per_layer(m));
+  kv_values_ = as_double(model::kv_values_per_token_per_layer(m));
   kv_bytes_ = model::bytes_per_value(dt.kv_cache);
   weight_bytes_ = model::bytes_per_value(dt.weights);
   // Dispatch scales: DeepEP's FP8 dispatch carries one FP32 scale per 128 values; NVFP4 one
@@ -129,7 +126,7 @@ StepEvaluator::StepEvaluator(const ScaleSetup& setup)
   dispatch_bytes_ = dt.activations == model::DType::fp8   ? a + 4.0 / 128.0
                     : dt.activations == model::DType::fp4 ? a + 1.0 / 16.0
                                                           : a;
-  expert_params_ = 3.0 * d(m.hidden) * d(m.moe.expert_intermediate);
+  expert_params_ = 3.0 * as_double(m.hidden) * as_double(m.moe.expert_intermediate);
   const model::ParameterCount params = model::count_parameters(m);
   embedding_params_ = params.embedding;
   head_params_ = params.lm_head > 0 ? params.lm_head : params.embedding;
@@ -206,16 +203,18 @@ std::string StepEvaluator::validate(const DecodePlan& plan) const {
 DecodeMemory StepEvaluator::memory(const DecodePlan& plan, std::int64_t context) const {
   const DecodePlan p = resolved(plan);
   const model::Transformer& m = setup_.model;
-  const double tp = d(p.tp);
+  const double tp = as_double(p.tp);
   const std::int64_t L = static_cast<std::int64_t>(m.layers.size());
   const std::int64_t per_stage = (L + p.pp - 1) / p.pp;
-  const double E = d(m.moe.routed_experts), R = d(setup_.scenario.redundant_experts);
-  const double slots = p.moe_tp ? E / tp : std::ceil((E + R) / d(p.ep));
+  const double E = as_double(m.moe.routed_experts),
+               R = as_double(setup_.scenario.redundant_experts);
+  const double slots = p.moe_tp ? E / tp : std::ceil((E + R) / as_double(p.ep));
   // KV per sequence on one GPU: GQA heads split over TP (replicated beyond the KV heads);
   // the MLA latent is shared by all heads, so every TP rank holds it whole.
-  const double kv_div = m.attention.kind == model::AttentionKind::mla
-                            ? 1.0
-                            : std::min(tp, d(std::max<std::int64_t>(1, m.attention.kv_heads)));
+  const double kv_div =
+      m.attention.kind == model::AttentionKind::mla
+          ? 1.0
+          : std::min(tp, as_double(std::max<std::int64_t>(1, m.attention.kv_heads)));
   DecodeMemory mem;
   mem.capacity = setup_.topology.gpu.hbm_capacity.si() * setup_.scenario.hbm_usable_fraction;
   mem.max_batch = -1;
@@ -246,7 +245,7 @@ DecodeMemory StepEvaluator::memory(const DecodePlan& plan, std::int64_t context)
       mem.kv_per_sequence = kv;
     }
   }
-  mem.kv_capacity_tokens = d(mem.max_batch) * d(context);
+  mem.kv_capacity_tokens = as_double(mem.max_batch) * as_double(context);
   return mem;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "lightsim/core/as_double.h"
 #include "lightsim/decode/scale.h"
 #include "lightsim/fabric/collective.h"
 #include "lightsim/fabric/expert.h"
@@ -15,9 +16,6 @@ namespace {
 
 using Role = StepEvaluator::Role;
 
-double d(std::int64_t v) {
-  return static_cast<double>(v);
-}
 std::size_t idx(Part p) {
   return static_cast<std::size_t>(p);
 }
@@ -55,7 +53,7 @@ double StepBreakdown::exposed_total() const {
 // the table's per-kernel cost and the CUDA graph's gap (docs/decode.md).
 double StepEvaluator::op_time(const OpCoef& op, const DecodePlan& p, double seqs, double keys_ratio,
                               double pairs_ratio, Pass& pass) const {
-  const double tp = d(p.tp);
+  const double tp = as_double(p.tp);
   double flops = op.flops_fixed + op.flops_seq * seqs;
   double bytes = op.weight_bytes + op.bytes_seq * seqs;
   double weights = op.weight_bytes, kv = 0;
@@ -70,9 +68,10 @@ double StepEvaluator::op_time(const OpCoef& op, const DecodePlan& p, double seqs
       break;
     case Role::core: {
       const model::Transformer& m = setup_.model;
-      const double kv_div = m.attention.kind == model::AttentionKind::mla
-                                ? 1.0
-                                : std::min(tp, d(std::max<std::int64_t>(1, m.attention.kv_heads)));
+      const double kv_div =
+          m.attention.kind == model::AttentionKind::mla
+              ? 1.0
+              : std::min(tp, as_double(std::max<std::int64_t>(1, m.attention.kv_heads)));
       flops = (op.flops_fixed + op.flops_seq * seqs * pairs_ratio) / tp;
       bytes = op.bytes_seq * seqs * keys_ratio / kv_div;
       kv = bytes;
@@ -86,7 +85,7 @@ double StepEvaluator::op_time(const OpCoef& op, const DecodePlan& p, double seqs
   if (flops > 0) {
     const double k = op.k_split && op.role != Role::replicated ? op.k_dim / tp : op.k_dim;
     const double size = op.kernel == fabric::KernelClass::attention
-                            ? d(analysis_context_) * keys_ratio
+                            ? as_double(analysis_context_) * keys_ratio
                             : std::max(1.0, op.m_seq * seqs);
     // A decode query sees every cached key: the unmasked attention curve.
     const double e = op.tabled ? kernels_.compute(op.kernel, op.format, size, k, false, flops)
@@ -108,8 +107,8 @@ double StepEvaluator::expert_time(const LayerKind& kind, const DecodePlan& p, do
                                   double stage_seqs, double tokens, Pass& pass, StepBreakdown& out,
                                   double scale) const {
   const model::Moe& moe = setup_.model.moe;
-  const double E = d(moe.routed_experts), k = d(moe.experts_per_token);
-  const double tp = d(p.tp), W = d(p.stage()), ep = d(p.ep);
+  const double E = as_double(moe.routed_experts), k = as_double(moe.experts_per_token);
+  const double tp = as_double(p.tp), W = as_double(p.stage()), ep = as_double(p.ep);
   double rows = 0, touched = 0, split = 1;
   if (p.moe_tp) {
     // Every expert's columns over the TP group: the group's tokens, 1 / TP of each expert.
@@ -117,7 +116,7 @@ double StepEvaluator::expert_time(const LayerKind& kind, const DecodePlan& p, do
     touched = E * (1.0 - std::pow(1.0 - k / E, tokens * x));
     split = tp;
   } else {
-    const double slots_total = E + d(setup_.scenario.redundant_experts);
+    const double slots_total = E + as_double(setup_.scenario.redundant_experts);
     const double slots = std::ceil(slots_total / ep);
     const double into_group = tokens * stage_seqs * k * ep / W;  // rows into one EP group
     rows = tokens * stage_seqs * k / W * setup_.scenario.expert_skew;
@@ -181,7 +180,7 @@ double StepEvaluator::layer_time(const LayerKind& kind, const DecodePlan& p, dou
 
   // Communication of one micro-batch.
   const fabric::Topology& topo = setup_.topology;
-  const double h = d(setup_.model.hidden);
+  const double h = as_double(setup_.model.hidden);
   std::array<double, kComms> comm{};
   if (p.tp > 1) {
     const auto r =
@@ -196,8 +195,8 @@ double StepEvaluator::layer_time(const LayerKind& kind, const DecodePlan& p, dou
     ex.mode = fabric::ExpertMode::low_latency;
     ex.ranks = p.ep;
     // Tokens each rank sends; the most loaded rank receives expert_skew times the mean.
-    ex.tokens = tokens * sh / d(p.stage()) * sc.expert_skew;
-    ex.experts_per_token = d(setup_.model.moe.experts_per_token);
+    ex.tokens = tokens * sh / as_double(p.stage()) * sc.expert_skew;
+    ex.experts_per_token = as_double(setup_.model.moe.experts_per_token);
     ex.token_bytes = h * dispatch_bytes_;
     const auto dis = fabric::expert_exchange(topo, ex);
     ex.token_bytes = h * 2.0;  // combine returns BF16
@@ -261,11 +260,12 @@ StepBreakdown StepEvaluator::step_time(const DecodePlan& plan, std::int64_t batc
                            out.memory.capacity / 1e9);
     return out;
   }
-  const double tokens = d(q_);
-  const double stage_seqs = d(batch) / d(p.pp);  // sequences of one pipeline micro-batch
+  const double tokens = as_double(q_);
+  const double stage_seqs =
+      as_double(batch) / as_double(p.pp);  // sequences of one pipeline micro-batch
   const std::int64_t x_int = (batch + p.pp * p.dpa - 1) / (p.pp * p.dpa);
   out.sequences_per_group = x_int;
-  const double x = d(x_int);
+  const double x = as_double(x_int);
   const std::int64_t L = static_cast<std::int64_t>(setup_.model.layers.size());
   const std::int64_t per_stage = (L + p.pp - 1) / p.pp;
   const double parts = sc.two_batch_overlap ? 2.0 : 1.0;
@@ -289,7 +289,8 @@ StepBreakdown StepEvaluator::step_time(const DecodePlan& plan, std::int64_t batc
       for (std::int64_t l = first; l < last; ++l)
         n += layer_kind_[static_cast<std::size_t>(l)] == static_cast<int>(k) ? 1 : 0;
       if (n > 0)
-        t += d(n) * layer_time(kinds_[k], p, x, stage_seqs, tokens, context, pass, out, d(n));
+        t += as_double(n) *
+             layer_time(kinds_[k], p, x, stage_seqs, tokens, context, pass, out, as_double(n));
     }
     if (s == p.pp - 1)
       for (const OpCoef& op : head_.ops) {
@@ -297,7 +298,7 @@ StepBreakdown StepEvaluator::step_time(const DecodePlan& plan, std::int64_t batc
         out.compute[idx(Part::embedding_head)] += v;
         t += v;
       }
-    const double launch = d(pass.kernels) * graph + sc.graph_launch.si() * parts;
+    const double launch = as_double(pass.kernels) * graph + sc.graph_launch.si() * parts;
     out.launch += launch;
     t += launch;
     pass_sum += t;
@@ -313,16 +314,16 @@ StepBreakdown StepEvaluator::step_time(const DecodePlan& plan, std::int64_t batc
     for (auto& tier : strided.tiers)
       tier.domain_size = std::max<std::int64_t>(1, tier.domain_size / p.stage());
     const auto r = fabric::collective(strided, fabric::CollectiveOp::send_recv, 2,
-                                      tokens * x * d(setup_.model.hidden) * 2.0);
+                                      tokens * x * as_double(setup_.model.hidden) * 2.0);
     if (!r.feasible) out.reason = r.reason;
-    sends = d(p.pp - 1) * r.time;
+    sends = as_double(p.pp - 1) * r.time;
     out.comm[idx(Comm::pp_send)] = out.exposed[idx(Comm::pp_send)] = sends;
     out.tier[idx(Comm::pp_send)] = r.bounding_tier;
   }
   if (!out.reason.empty()) return out;
   const double one_pass = pass_sum + sends;
   // PP micro-batches in flight: a round serves each once; the busiest stage bounds it.
-  const double round = std::max(one_pass, d(p.pp) * stage_max);
+  const double round = std::max(one_pass, as_double(p.pp) * stage_max);
   out.pipeline_wait = round - one_pass;
 
   // MTP: each draft token runs the MTP module (mtp_layers copies of the last layer's shape,
@@ -335,17 +336,17 @@ StepBreakdown StepEvaluator::step_time(const DecodePlan& plan, std::int64_t batc
     for (std::int64_t i = 0; i < mtp; ++i)
       t += layer_time(draft_layer_, p, x, stage_seqs, 1.0, context, pass, scratch, 1.0);
     for (const OpCoef& op : draft_head_.ops) t += op_time(op, p, x, 1, 1, pass);
-    t += d(pass.kernels) * graph + sc.graph_launch.si() * parts;
-    out.mtp_draft = d(sc.draft_tokens) * t;
+    t += as_double(pass.kernels) * graph + sc.graph_launch.si() * parts;
+    out.mtp_draft = as_double(sc.draft_tokens) * t;
   }
 
   out.step_time = round + out.mtp_draft;
   out.tpot = out.step_time / sc.accepted_tokens;
-  out.tokens_per_s = d(batch) * sc.accepted_tokens / out.step_time;
-  out.tokens_per_s_per_gpu = out.tokens_per_s / d(p.gpus());
-  out.weight_bytes_read = critical.weight_bytes * d(p.pp);
-  out.kv_bytes_read = critical.kv_bytes * d(p.pp);
-  out.flops = critical.flops * d(p.pp);
+  out.tokens_per_s = as_double(batch) * sc.accepted_tokens / out.step_time;
+  out.tokens_per_s_per_gpu = out.tokens_per_s / as_double(p.gpus());
+  out.weight_bytes_read = critical.weight_bytes * as_double(p.pp);
+  out.kv_bytes_read = critical.kv_bytes * as_double(p.pp);
+  out.flops = critical.flops * as_double(p.pp);
   out.kernels = critical.kernels * p.pp;
   out.feasible = true;
   return out;

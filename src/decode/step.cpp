@@ -4,16 +4,13 @@
 #include <fmt/format.h>
 #include <algorithm>
 
+#include "lightsim/core/as_double.h"
 #include "lightsim/model/cost.h"
 #include "lightsim/model/params.h"
 #include "lightsim/prism/cost.h"
 
 namespace lightsim::decode {
 namespace {
-
-double d(std::int64_t v) {
-  return static_cast<double>(v);
-}
 
 // The GPU side of a step in which every sequence attends to `keys` keys: the operators of
 // model::analyze, each timed by the GPU's roofline with achievable efficiencies.
@@ -37,8 +34,8 @@ GpuCost gpu_cost(const DecodeSetup& s, const fabric::GpuSpec& gpu, std::int64_t 
       const std::string_view dtype = op.op_class == model::OpClass::matmul      ? act
                                      : op.op_class == model::OpClass::attention ? kv
                                                                                 : other;
-      c.time +=
-          d(g.count()) * gpu.kernel_time(op.flops, op.bytes_read + op.bytes_written, dtype).si();
+      c.time += as_double(g.count()) *
+                gpu.kernel_time(op.flops, op.bytes_read + op.bytes_written, dtype).si();
     }
   c.flops = report.flops;
   c.hbm_bytes = report.bytes_read + report.bytes_written;
@@ -49,7 +46,7 @@ GpuCost gpu_cost(const DecodeSetup& s, const fabric::GpuSpec& gpu, std::int64_t 
 // KV bytes one sequence reads per step when its attention covers `keys` keys, summed over the
 // layers (chunked-attention layers see only their chunk: model::keys_read).
 double kv_read_per_sequence(const DecodeSetup& s, std::int64_t keys) {
-  const double per_token_layer = d(model::kv_values_per_token_per_layer(s.model)) *
+  const double per_token_layer = as_double(model::kv_values_per_token_per_layer(s.model)) *
                                  model::bytes_per_value(s.scenario.dtypes.kv_cache);
   double total = 0;
   for (const model::LayerShape& layer : s.model.layers)
@@ -76,7 +73,7 @@ StepReport evaluate(const DecodeSetup& s, const GpuOption& option, Attention att
   r.context = context;
   const double weights_resident =
       model::count_parameters(s.model).total * model::bytes_per_value(sc.dtypes.weights);
-  const double kv_resident = d(batch) * kv_read_per_sequence(s, context);
+  const double kv_resident = as_double(batch) * kv_read_per_sequence(s, context);
   r.hbm_footprint = weights_resident + kv_resident;
   const double usable = gpu.hbm_capacity.si() * sc.hbm_usable_fraction;
   if (r.hbm_footprint > usable) {
@@ -91,7 +88,7 @@ StepReport evaluate(const DecodeSetup& s, const GpuOption& option, Attention att
   const bool prism = attention == Attention::prism && sel.used;
   r.attended_tokens = prism ? sel.attended_tokens : context;
   const GpuCost g = gpu_cost(s, gpu, batch, r.attended_tokens);
-  r.kv_bytes_read = d(batch) * kv_read_per_sequence(s, r.attended_tokens);
+  r.kv_bytes_read = as_double(batch) * kv_read_per_sequence(s, r.attended_tokens);
   r.weight_bytes = g.weight_bytes;
   r.hbm_bytes = g.hbm_bytes;
   r.flops = g.flops;
@@ -106,16 +103,16 @@ StepReport evaluate(const DecodeSetup& s, const GpuOption& option, Attention att
     r.prism_queries = per_layer * layers;
     // Per layer: the projected queries go out (d values, 2 B) and the top-k block indices come
     // back (4 B each); the queries of a layer spread over the units, back to back on each.
-    const double link_bytes = d(per_layer) * (2.0 * s.accelerator.device.grid.channels +
-                                              4.0 * s.accelerator.selection.top_k);
+    const double link_bytes = as_double(per_layer) * (2.0 * s.accelerator.device.grid.channels +
+                                                      4.0 * s.accelerator.selection.top_k);
     const std::int64_t per_unit = (per_layer + p.accelerators - 1) / p.accelerators;
     const double layer_time = p.link_latency.si() + link_bytes / p.link_bandwidth.si() +
-                              sel.query_latency + d(per_unit - 1) * sel.query_interval;
-    r.prism_time = d(layers) * layer_time;
-    prism_energy = d(r.prism_queries) * sel.dynamic_energy;
+                              sel.query_latency + as_double(per_unit - 1) * sel.query_interval;
+    r.prism_time = as_double(layers) * layer_time;
+    prism_energy = as_double(r.prism_queries) * sel.dynamic_energy;
   }
   r.step_time = r.gpu_time + r.prism_time;
-  r.tokens_per_second = d(batch) / r.step_time;
+  r.tokens_per_second = as_double(batch) / r.step_time;
   r.memory_utilization = r.hbm_bytes / (r.step_time * gpu.hbm_bandwidth.si());
   r.compute_utilization =
       r.flops / (r.step_time * gpu.peak(model::dtype_name(sc.dtypes.activations)).si());
@@ -124,9 +121,9 @@ StepReport evaluate(const DecodeSetup& s, const GpuOption& option, Attention att
       gpu.board_power(s_mem * r.memory_utilization + (1.0 - s_mem) * r.compute_utilization);
   if (prism) r.prism_power = sc.prism.accelerators * sel.static_power + prism_energy / r.step_time;
   r.system_power = r.gpu_power + r.prism_power;
-  r.energy_per_token = r.system_power * r.step_time / d(batch);
+  r.energy_per_token = r.system_power * r.step_time / as_double(batch);
   const double price = option.price_per_hour_usd + (prism ? sc.prism.price_per_hour_usd : 0.0);
-  r.cost_per_million_tokens = price / 3600.0 * r.step_time / d(batch) * 1e6;
+  r.cost_per_million_tokens = price / 3600.0 * r.step_time / as_double(batch) * 1e6;
   return r;
 }
 

@@ -7,14 +7,6 @@
 
 namespace lightsim::kv {
 
-namespace {
-
-Json estimate_json(const Estimate& e) {
-  return {{"mean", e.mean}, {"ci95", e.ci95}, {"n", e.n}};
-}
-
-}  // namespace
-
 Json to_json(const CalibrationReport& r) {
   Json targets = Json::array();
   std::size_t within = 0, outside = 0, not_computable = 0;
@@ -33,7 +25,7 @@ Json to_json(const CalibrationReport& r) {
               {"use", t.use},
               {"source", t.source},
               {"where", t.where},
-              {"ours", estimate_json(c.ours)},
+              {"ours", to_json(c.ours)},
               {"verdict", std::string(verdict_name(c.verdict))}};
     if (c.verdict != Verdict::not_computable) {
       j["deviation"] = c.deviation;

@@ -60,14 +60,6 @@ SelectReport select_blocks(const KvCache& cache, const std::vector<ScorerSetup>&
   return report;
 }
 
-namespace {
-
-Json estimate_json(const Estimate& e) {
-  return {{"mean", e.mean}, {"ci95", e.ci95}, {"n", e.n}};
-}
-
-}  // namespace
-
 Json to_json(const SelectReport& r) {
   Json out = to_json(r.equal_k);
   if (r.equal_bytes.empty()) return out;
@@ -81,7 +73,7 @@ Json to_json(const SelectReport& r) {
         continue;
       }
       Json recall = Json::object();
-      for (const KMetrics& m : row.per_k) recall[std::to_string(m.k)] = estimate_json(m.recall);
+      for (const KMetrics& m : row.per_k) recall[std::to_string(m.k)] = to_json(m.recall);
       results[row.scorer] = {{"fits", true},
                              {"configured", row.configured},
                              {"setting", row.knob},

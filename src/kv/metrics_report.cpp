@@ -4,32 +4,32 @@
 #include "lightsim/kv/metrics.h"
 
 namespace lightsim::kv {
-namespace {
-
-Json estimate_json(const Estimate& e) {
+Json to_json(const Estimate& e) {
   return {{"mean", e.mean}, {"ci95", e.ci95}, {"n", e.n}};
 }
 
+namespace {
+
 Json estimates_json(const std::vector<Estimate>& v) {
   Json a = Json::array();
-  for (const Estimate& e : v) a.push_back(estimate_json(e));
+  for (const Estimate& e : v) a.push_back(to_json(e));
   return a;
 }
 
 Json metrics_json(const KMetrics& m) {
   Json kk = Json::object();
-  for (const auto& [big, e] : m.recall_k_at_K) kk[std::to_string(big)] = estimate_json(e);
+  for (const auto& [big, e] : m.recall_k_at_K) kk[std::to_string(big)] = to_json(e);
   return {{"k_effective", m.k_effective},
-          {"recall", estimate_json(m.recall)},
-          {"recall_projected", estimate_json(m.recall_projected)},
+          {"recall", to_json(m.recall)},
+          {"recall_projected", to_json(m.recall_projected)},
           {"recall_k_at_K", kk},
-          {"mass_recall", estimate_json(m.mass_recall)},
-          {"mass_coverage", estimate_json(m.mass_coverage)},
-          {"output_rel_error", estimate_json(m.output_rel_error)},
-          {"fetched_fraction", estimate_json(m.fetched_fraction)},
-          {"needle_hit", estimate_json(m.needle_hit)},
-          {"needle_hit_union", estimate_json(m.needle_hit_union)},
-          {"union_fetched_fraction", estimate_json(m.union_fetched_fraction)},
+          {"mass_recall", to_json(m.mass_recall)},
+          {"mass_coverage", to_json(m.mass_coverage)},
+          {"output_rel_error", to_json(m.output_rel_error)},
+          {"fetched_fraction", to_json(m.fetched_fraction)},
+          {"needle_hit", to_json(m.needle_hit)},
+          {"needle_hit_union", to_json(m.needle_hit_union)},
+          {"union_fetched_fraction", to_json(m.union_fetched_fraction)},
           {"needle_hit_by_head", estimates_json(m.needle_hit_by_head)},
           {"needle_hit_by_needle", estimates_json(m.needle_hit_by_needle)},
           {"needle_hit_union_by_needle", estimates_json(m.needle_hit_union_by_needle)},

@@ -4,15 +4,12 @@
 #include <cmath>
 
 #include "layer_ops.h"
+#include "lightsim/core/as_double.h"
 #include "lightsim/core/error.h"
 #include "lightsim/model/params.h"
 
 namespace lightsim::model {
 namespace {
-
-double d(std::int64_t v) {
-  return static_cast<double>(v);
-}
 
 std::string layer_label(const Transformer& m, const LayerShape& shape) {
   std::string label = shape.moe ? "moe layer" : "dense layer";
@@ -94,7 +91,7 @@ double OpGroup::flops_of(OpClass c) const {
 }
 
 double causal_pairs(std::int64_t prior, std::int64_t new_tokens, std::int64_t window) {
-  const double P = d(prior), T = d(new_tokens);
+  const double P = as_double(prior), T = as_double(new_tokens);
   if (window <= 0) return T * P + T * (T + 1) / 2;
   // Position p sees (p mod W) + 1 keys; sum chunk by chunk (arithmetic series).
   double sum = 0;
@@ -102,16 +99,16 @@ double causal_pairs(std::int64_t prior, std::int64_t new_tokens, std::int64_t wi
   for (std::int64_t p = prior; p < end;) {
     const std::int64_t chunk_start = p / window * window;
     const std::int64_t seg_end = std::min(end, chunk_start + window);
-    const double first = d(p - chunk_start + 1), last = d(seg_end - chunk_start);
-    sum += d(seg_end - p) * (first + last) / 2;
+    const double first = as_double(p - chunk_start + 1), last = as_double(seg_end - chunk_start);
+    sum += as_double(seg_end - p) * (first + last) / 2;
     p = seg_end;
   }
   return sum;
 }
 
 double keys_read(std::int64_t prior, std::int64_t new_tokens, std::int64_t window) {
-  if (window <= 0) return d(prior + new_tokens);
-  return d(prior + new_tokens - prior / window * window);
+  if (window <= 0) return as_double(prior + new_tokens);
+  return as_double(prior + new_tokens - prior / window * window);
 }
 
 CostReport analyze(const Transformer& m, const DTypePolicy& dtypes, const Workload& w) {
@@ -130,16 +127,16 @@ CostReport analyze(const Transformer& m, const DTypePolicy& dtypes, const Worklo
   r.workload = w;
   r.dtypes = dtypes;
   const double a = bytes_per_value(dtypes.activations), wb = bytes_per_value(dtypes.weights);
-  const double N = d(w.tokens()), h = d(m.hidden);
+  const double N = as_double(w.tokens()), h = as_double(m.hidden);
   const Moe& e = m.moe;
   if (e.routed_experts > 0) {
-    const double E = d(e.routed_experts), k = d(e.experts_per_token);
+    const double E = as_double(e.routed_experts), k = as_double(e.experts_per_token);
     r.expected_experts_touched = E * (1.0 - std::pow(1.0 - k / E, N));
   }
   auto shape_of = [&](std::int64_t window) {
     detail::Shape s;
     s.tokens = N;
-    s.sequences = d(w.sequences);
+    s.sequences = as_double(w.sequences);
     s.pairs = s.sequences * causal_pairs(w.prior_context, w.new_tokens, window);
     s.keys = s.sequences * keys_read(w.prior_context, w.new_tokens, window);
     s.kv_bytes = bytes_per_value(dtypes.kv_cache);
@@ -154,7 +151,7 @@ CostReport analyze(const Transformer& m, const DTypePolicy& dtypes, const Worklo
     r.mla_form = absorbed ? "absorbed" : "unabsorbed";
   }
 
-  OpGroup embed{"embedding", {}, {}, d(m.vocab) * h};
+  OpGroup embed{"embedding", {}, {}, as_double(m.vocab) * h};
   detail::OpBuilder eb(embed.ops, a, wb);
   eb.set_kind(OpKind::embedding_head);
   eb.data_movement("embed_lookup", fmt::format("x [{:.0f} x {:.0f}]", N, h), N * h * wb, N * h * a);
@@ -179,17 +176,17 @@ CostReport analyze(const Transformer& m, const DTypePolicy& dtypes, const Worklo
   }
 
   const double logit_rows =
-      (w.phase == Phase::prefill && !w.logits_for_all_tokens) ? d(w.sequences) : N;
-  OpGroup head{"output head", {}, {}, (m.tied_embeddings ? 0.0 : d(m.vocab) * h) + h};
+      (w.phase == Phase::prefill && !w.logits_for_all_tokens) ? as_double(w.sequences) : N;
+  OpGroup head{"output head", {}, {}, (m.tied_embeddings ? 0.0 : as_double(m.vocab) * h) + h};
   detail::OpBuilder hb(head.ops, a, wb);
   hb.set_kind(OpKind::embedding_head);
   hb.rms_norm("final_norm", fmt::format("x_norm [{:.0f} x {:.0f}]", logit_rows, h), logit_rows, h);
   hb.matmul("lm_head", fmt::format("logits [{:.0f} x {}]", logit_rows, m.vocab), logit_rows, h,
-            d(m.vocab));
+            as_double(m.vocab));
   r.groups.push_back(std::move(head));
 
   for (const OpGroup& g : r.groups) {
-    const double c = d(g.count());
+    const double c = as_double(g.count());
     r.flops += c * g.flops();
     r.bytes_read += c * g.bytes_read();
     r.bytes_written += c * g.bytes_written();

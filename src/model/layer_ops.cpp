@@ -3,12 +3,10 @@
 
 #include <fmt/format.h>
 
+#include "lightsim/core/as_double.h"
+
 namespace lightsim::model::detail {
 namespace {
-
-double d(std::int64_t v) {
-  return static_cast<double>(v);
-}
 
 // "name [a x b x c]" with the dimensions printed as integers.
 std::string tensor(std::string_view name, std::initializer_list<double> dims) {
@@ -23,7 +21,8 @@ std::string tensor(std::string_view name, std::initializer_list<double> dims) {
 
 void gqa_ops(OpBuilder& b, const Transformer& m, const Shape& s) {
   const Attention& a = m.attention;
-  const double N = s.tokens, h = d(m.hidden), H = d(a.heads), G = d(a.kv_heads), hd = d(a.head_dim);
+  const double N = s.tokens, h = as_double(m.hidden), H = as_double(a.heads),
+               G = as_double(a.kv_heads), hd = as_double(a.head_dim);
   const double qkv = (H + 2 * G) * hd;
   b.set_kind(OpKind::head_projection);
   b.matmul("qkv_proj", tensor("qkv", {N, qkv}), N, h, qkv);
@@ -50,10 +49,11 @@ void gqa_ops(OpBuilder& b, const Transformer& m, const Shape& s) {
 
 void mla_ops(OpBuilder& b, const Transformer& m, const Shape& s, bool absorbed) {
   const Attention& a = m.attention;
-  const double N = s.tokens, h = d(m.hidden), H = d(a.heads), nope = d(a.qk_nope_dim),
-               rope = d(a.qk_rope_dim), v = d(a.v_head_dim), L = d(a.kv_lora_rank), K = s.keys;
+  const double N = s.tokens, h = as_double(m.hidden), H = as_double(a.heads),
+               nope = as_double(a.qk_nope_dim), rope = as_double(a.qk_rope_dim),
+               v = as_double(a.v_head_dim), L = as_double(a.kv_lora_rank), K = s.keys;
   if (a.q_lora_rank > 0) {
-    const double r = d(a.q_lora_rank);
+    const double r = as_double(a.q_lora_rank);
     b.set_kind(OpKind::latent_projection);
     b.matmul("q_a_proj", tensor("q_latent", {N, r}), N, h, r);
     b.set_kind(OpKind::other);
@@ -111,8 +111,9 @@ void mla_ops(OpBuilder& b, const Transformer& m, const Shape& s, bool absorbed) 
 
 double mla_flops(const Transformer& m, const Shape& s, bool absorbed) {
   const Attention& a = m.attention;
-  const double N = s.tokens, H = d(a.heads), nope = d(a.qk_nope_dim), rope = d(a.qk_rope_dim),
-               v = d(a.v_head_dim), L = d(a.kv_lora_rank);
+  const double N = s.tokens, H = as_double(a.heads), nope = as_double(a.qk_nope_dim),
+               rope = as_double(a.qk_rope_dim), v = as_double(a.v_head_dim),
+               L = as_double(a.kv_lora_rank);
   if (absorbed)
     return 2 * N * H * nope * L + 2 * s.pairs * H * (L + rope) + 2 * s.pairs * H * L +
            2 * N * H * L * v;
@@ -121,18 +122,19 @@ double mla_flops(const Transformer& m, const Shape& s, bool absorbed) {
 
 void attention_ops(OpBuilder& b, const Transformer& m, const Shape& s, bool absorbed) {
   b.set_kind(OpKind::other);
-  b.rms_norm("attn_norm", tensor("x_norm", {s.tokens, d(m.hidden)}), s.tokens, d(m.hidden));
+  b.rms_norm("attn_norm", tensor("x_norm", {s.tokens, as_double(m.hidden)}), s.tokens,
+             as_double(m.hidden));
   if (m.attention.kind == AttentionKind::mla)
     mla_ops(b, m, s, absorbed);
   else
     gqa_ops(b, m, s);
   b.set_kind(OpKind::other);
-  b.elementwise("residual_add", tensor("x", {s.tokens, d(m.hidden)}), s.tokens * d(m.hidden), 1.0,
-                2.0);
+  b.elementwise("residual_add", tensor("x", {s.tokens, as_double(m.hidden)}),
+                s.tokens * as_double(m.hidden), 1.0, 2.0);
 }
 
 void ffn_ops(OpBuilder& b, const Transformer& m, const Shape& s, bool moe, double touched) {
-  const double N = s.tokens, h = d(m.hidden);
+  const double N = s.tokens, h = as_double(m.hidden);
   b.set_kind(OpKind::other);
   b.rms_norm("ffn_norm", tensor("x_norm", {N, h}), N, h);
   // SwiGLU: silu(gate) * up = x * sigmoid(x) (~4 FLOPs) and one multiply per value.
@@ -145,21 +147,22 @@ void ffn_ops(OpBuilder& b, const Transformer& m, const Shape& s, bool moe, doubl
         true;
   };
   if (!moe) {
-    swiglu("", OpKind::dense_ffn, N, d(m.dense_intermediate), 1.0);
+    swiglu("", OpKind::dense_ffn, N, as_double(m.dense_intermediate), 1.0);
   } else {
     const Moe& e = m.moe;
-    const double E = d(e.routed_experts), k = d(e.experts_per_token);
+    const double E = as_double(e.routed_experts), k = as_double(e.experts_per_token);
     b.set_kind(OpKind::router);
     b.matmul("router", tensor("logits", {N, E}), N, h, E);
     b.set_kind(OpKind::routing);
     b.elementwise("topk_select", tensor("routes", {N, k}), N * E, 5.0, 1.0, 2 * N * k);
     b.data_movement("dispatch", tensor("x_routed", {N * k, h}), N * h * b.act(),
                     N * k * h * b.act());
-    swiglu("experts_", OpKind::routed_expert, N * k, d(e.expert_intermediate), touched);
+    swiglu("experts_", OpKind::routed_expert, N * k, as_double(e.expert_intermediate), touched);
     b.set_kind(OpKind::routing);
     b.elementwise("combine", tensor("moe_out", {N, h}), N * k * h, 2.0, 1.0, N * h);
     if (e.shared_experts > 0)
-      swiglu("shared_", OpKind::shared_expert, N, d(e.shared_experts * e.shared_intermediate), 1.0);
+      swiglu("shared_", OpKind::shared_expert, N,
+             as_double(e.shared_experts * e.shared_intermediate), 1.0);
   }
   b.set_kind(OpKind::other);
   b.elementwise("residual_add", tensor("x", {N, h}), N * h, 1.0, 2.0);

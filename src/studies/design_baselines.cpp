@@ -10,6 +10,7 @@
 #include <set>
 #include <utility>
 
+#include "lightsim/core/as_double.h"
 #include "lightsim/core/error.h"
 #include "lightsim/decode/gpu_selectors.h"
 #include "lightsim/fabric/gpu.h"
@@ -49,10 +50,6 @@ void DesignBaselinesSpec::describe(config::Schema<DesignBaselinesSpec>& s) {
 
 namespace design_detail {
 namespace {
-
-double d(std::int64_t v) {
-  return static_cast<double>(v);
-}
 
 kv::ScorerMaker maker_of(std::string_view selector, const DesignBaselinesSpec& b) {
   switch (decode::gpu_selector_from(selector, "baselines.selectors")) {
@@ -125,10 +122,11 @@ std::vector<BaselineRecall> baseline_recalls(const prism::PrismDesignSpec& spec,
 
 PrismStep prism_step(const prism::DesignFigures& f, const kv::KvGeneratorSpec& workload,
                      std::int64_t batch) {
-  const double queries = d(batch) * d(workload.model_layers) * d(workload.kv_heads);
-  return {
-      .energy = queries * f.energy_per_query,
-      .time = d(workload.model_layers) * (f.latency_per_query + d(batch - 1) * f.query_interval)};
+  const double queries =
+      as_double(batch) * as_double(workload.model_layers) * as_double(workload.kv_heads);
+  return {.energy = queries * f.energy_per_query,
+          .time = as_double(workload.model_layers) *
+                  (f.latency_per_query + as_double(batch - 1) * f.query_interval)};
 }
 
 void add_gpu_baselines(RunBase& run, const DesignStudySpec& spec, const prism::DesignResult& r) {

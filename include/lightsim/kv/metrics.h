@@ -60,6 +60,8 @@ struct Estimate {
   std::size_t n = 0;
 };
 Estimate estimate(const std::vector<double>& samples);
+// {mean, ci95, n}: an estimate in every kv report's JSON (docs/metrics.md).
+Json to_json(const Estimate& e);
 
 // One setup at one k. n = 0 for an estimate not computed (recall_projected without a
 // reference, output_rel_error with output_error off).
