@@ -3,9 +3,17 @@
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
+# Executions of each libFuzzer target in `make fuzz` (libFuzzer's -runs; empty: no count, the
+# run ends after FUZZ_SECONDS): `make fuzz FUZZ_RUNS=10000000` is the issue-24 campaign.
+FUZZ_RUNS ?=
 # Seconds each libFuzzer target runs in `make fuzz` and `make test` (a smoke run over the seeds
-# and kept inputs; `make fuzz FUZZ_SECONDS=600` explores for longer).
+# and kept inputs; `make fuzz FUZZ_SECONDS=600` explores for longer). With FUZZ_RUNS the
+# default is 0, no time cap (the count ends the run); both given, whichever comes first.
+ifeq ($(strip $(FUZZ_RUNS)),)
 FUZZ_SECONDS ?= 30
+else
+FUZZ_SECONDS ?= 0
+endif
 # libFuzzer's -seed for those runs: 1 repeats the same mutations on every clean clone (the
 # gate of `make test`); `make fuzz FUZZ_SEED=0` draws a new seed each run (exploration).
 FUZZ_SEED ?= 1
@@ -69,7 +77,7 @@ $(ASAN_BUILD)/build.ninja: | setup
 
 asan: setup $(ASAN_BUILD)/build.ninja
 	cmake -S . -B $(ASAN_BUILD) $(SANITIZER_LEVELS) -DLIGHTSIM_FUZZ_SECONDS=$(FUZZ_SECONDS) \
-	  -DLIGHTSIM_FUZZ_SEED=$(FUZZ_SEED) > /dev/null
+	  -DLIGHTSIM_FUZZ_SEED=$(FUZZ_SEED) -DLIGHTSIM_FUZZ_RUNS=$(or $(strip $(FUZZ_RUNS)),-1) > /dev/null
 	cmake --build $(ASAN_BUILD) -j $(JOBS) --target unit_tests fuzz_targets
 
 test-asan: asan
@@ -77,8 +85,9 @@ test-asan: asan
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 	  ctest --output-on-failure --no-tests=error -L unit -E '$(SANITIZER_SKIP)' -j $(JOBS)
 
-# Each libFuzzer target for FUZZ_SECONDS (default 30), two at a time. New inputs that reach new
-# code are kept in $(ASAN_BUILD)/fuzz-corpus/<name>/.
+# Each libFuzzer target for FUZZ_SECONDS (default 30) or FUZZ_RUNS executions, two at a time;
+# each prints its count (stat::number_of_executed_units). New inputs that reach new code are
+# kept in $(ASAN_BUILD)/fuzz-corpus/<name>/.
 fuzz: asan
 	cd $(ASAN_BUILD) && ctest --output-on-failure --no-tests=error -L '^fuzz$$' -j $(JOBS)
 

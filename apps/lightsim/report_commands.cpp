@@ -20,7 +20,8 @@ void run_report(const ReportOptions& opts, const GlobalOptions& options) {
       opts.output.empty() ? opts.results_dir / "report.html" : opts.output;
   // An explicit -o may name a new folder; the default lives in RESULTS_DIR, which must exist.
   if (!opts.output.empty() && file.has_parent_path()) prepare_output_dir(file.parent_path());
-  const report::ReportSummary summary = report::write_report(opts.results_dir, file);
+  const report::ReportSummary summary =
+      report::write_report(opts.results_dir, file, report::default_library_dir(), options.cancel);
   if (options.json) {
     std::cout << dump_json({{"report", summary.file.string()},
                             {"studies", summary.studies},

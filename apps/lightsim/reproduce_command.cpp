@@ -170,14 +170,19 @@ void run_reproduce(const std::filesystem::path& config_file, bool resume,
   for (const std::string& name : studies)
     (void)registry.check_file(studies::default_config(name, load), load);
   options.require_all_used();
+  // Every study's memory estimate against the budget before any work: a study too large fails
+  // here, not after the studies before it ran (studies::check_study_memory).
+  Context ctx(options.context_options(spec.seed, spec.progress_interval));
+  const studies::Size size = studies::parse_size(spec.size);
+  for (const std::string& name : studies)
+    studies::check_study_memory(registry, name, studies::default_config(name, load), load, size,
+                                ctx.memory_budget());
   prepare_output_dir(options.out);  // fail before any work when the folder is unusable
 
-  Context ctx(options.context_options(spec.seed, spec.progress_interval));
   ctx.log().info("reproduce: seed {}, size {}, {} thread(s), {} stud{}", ctx.seed(), spec.size,
                  ctx.threads(), studies.size(), studies.size() == 1 ? "y" : "ies");
 
   // --resume: every kept result is checked before anything is written.
-  const studies::Size size = studies::parse_size(spec.size);
   std::vector<std::optional<report::StudyResult>> kept_results(studies.size());
   for (std::size_t i = 0; resume && i < studies.size(); ++i) {
     const studies::StudyInput in =
@@ -258,8 +263,8 @@ void run_reproduce(const std::filesystem::path& config_file, bool resume,
     progress.advance(weights.seconds[i]);
   }
   progress.finish();
-  const report::ReportSummary report =
-      report::write_report(options.out, options.out / "report.html");
+  const report::ReportSummary report = report::write_report(
+      options.out, options.out / "report.html", report::default_library_dir(), options.cancel);
 
   if (options.json) {
     std::cout << dump_json(

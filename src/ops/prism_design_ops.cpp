@@ -8,6 +8,7 @@
 #include <ostream>
 
 #include "lightsim/core/config_files.h"
+#include "lightsim/kv/generator.h"
 #include "lightsim/ops/operation.h"
 #include "lightsim/ops/register.h"
 #include "lightsim/prism/design.h"
@@ -37,6 +38,8 @@ DesignOpResult evaluate_design(const PrismDesignRequest& q, Env& env) {
       config::find_named(q.design, prism::PrismDesignSpec::preset_dir, env.load, "prism design"),
       env.load);
   env.inputs_read();
+  // The workload's cache, scored after the search: refused before the search starts.
+  kv::require_generator_memory(spec.workload, env.ctx.memory_budget());
   return {q.design, prism::search_designs(spec, env.ctx)};
 }
 

@@ -152,7 +152,10 @@ void title_with_units(Json& spec, const Table& table) {
 // Every table once, by key "study/table": {"columns": [{name, unit}], "rows": [[...]]}, and
 // every chart as {id, title, table (key), spec (without data)}; the page script builds each
 // chart's data.values from its table.
-Json page_data(const ResultSet& results) {
+// Rows between two polls of the stop flag.
+constexpr std::size_t kStopPollRows = 4096;
+
+Json page_data(const ResultSet& results, StopFlag stop) {
   Json tables = Json::object();
   Json charts = Json::array();
   for (const StudyResult& r : results.studies) {
@@ -162,6 +165,7 @@ Json page_data(const ResultSet& results) {
         columns.push_back({{"name", col.name}, {"unit", col.unit}});
       Json rows = Json::array();
       for (const auto& row : t.table.rows()) {
+        if (rows.size() % kStopPollRows == 0) throw_if_stopped(stop);
         Json cells = Json::array();
         for (const Cell& cell : row) std::visit([&](const auto& v) { cells.push_back(v); }, cell);
         rows.push_back(std::move(cells));
@@ -238,7 +242,7 @@ std::string script_json(const Json& value) {
   return out;
 }
 
-std::string render_html(const ResultSet& results, const ChartLibraries& libraries) {
+std::string render_html(const ResultSet& results, const ChartLibraries& libraries, StopFlag stop) {
   Page p;
   p.raw(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -257,9 +261,12 @@ std::string render_html(const ResultSet& results, const ChartLibraries& librarie
       "disabled? every table is also a CSV file beside the results)</p>\n"
       "<ul id=\"report-errors\" hidden></ul>\n");
   claims_by_study(p, results);
-  for (const StudyResult& r : results.studies) study_section(p, r);
+  for (const StudyResult& r : results.studies) {
+    throw_if_stopped(stop);
+    study_section(p, r);
+  }
   p.raw("<script>\nvar lightsimData = {};\n{}</script>\n</body>\n</html>\n",
-        script_json(page_data(results)), page::kCharts);
+        script_json(page_data(results, stop)), page::kCharts);
   return std::move(p.html());
 }
 

@@ -47,7 +47,12 @@ std::string read_library(const std::filesystem::path& file) {
 
 }  // namespace
 
-ResultSet load_results(const std::filesystem::path& dir) {
+void throw_if_stopped(StopFlag stop) {
+  if (stop != nullptr && stop->load(std::memory_order_relaxed)) [[unlikely]]
+    LIGHTSIM_THROW(Interrupted, "report: interrupted");
+}
+
+ResultSet load_results(const std::filesystem::path& dir, StopFlag stop) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec))
     LIGHTSIM_THROW(InputError, "results folder '{}' does not exist or is not a folder",
@@ -60,6 +65,7 @@ ResultSet load_results(const std::filesystem::path& dir) {
       files.push_back(entry.path());
   std::sort(files.begin(), files.end());
   for (const auto& file : files) {
+    throw_if_stopped(stop);
     if (file.filename() == "run.json") {
       set.run = read_run_manifest(file);
     } else {
@@ -91,10 +97,12 @@ ChartLibraries load_chart_libraries(const std::filesystem::path& dir) {
 
 ReportSummary write_report(const std::filesystem::path& results_dir,
                            const std::filesystem::path& file,
-                           const std::filesystem::path& library_dir) {
-  const ResultSet results = load_results(results_dir);
+                           const std::filesystem::path& library_dir, StopFlag stop) {
+  const ResultSet results = load_results(results_dir, stop);
   const ChartLibraries libraries = load_chart_libraries(library_dir);
-  write_file_atomic(file, render_html(results, libraries));
+  const std::string html = render_html(results, libraries, stop);
+  throw_if_stopped(stop);
+  write_file_atomic(file, html);
   ReportSummary summary{file, results.studies.size(), 0, 0};
   for (const StudyResult& r : results.studies) {
     summary.claims += r.claims.size();

@@ -10,6 +10,7 @@
 #include "lightsim/studies/runner.h"
 #include "lightsim/studies/sampled.h"
 #include "studies/compensation_common.h"
+#include "support.h"
 
 namespace lightsim::studies {
 
@@ -172,7 +173,10 @@ void add_balanced_study(Registry& registry) {
                                 [](const Seed& s) {
                                   return report::SeedValue::point(s.balanced_recall8_gain);
                                 }}},
-                .evaluate = evaluate});
+                .evaluate = evaluate,
+                .require_memory = [](const BalancedStudySpec& s, std::uint64_t budget) {
+                  support::require_cache_memory(s.workload, budget, "workload");
+                }});
 }
 
 }  // namespace lightsim::studies

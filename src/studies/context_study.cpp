@@ -235,7 +235,10 @@ void add_context_study(Registry& registry) {
                 .title = "Prism block retrieval versus context length (seed table 4)",
                 .spec_section = "SPEC 1.6",
                 .reference = "references/context_seed.yaml",
-                .evaluate = evaluate});
+                .evaluate = evaluate,
+                .require_memory = [](const ContextStudySpec& s, std::uint64_t budget) {
+                  support::require_context_memory(s.workload, s.contexts, budget);
+                }});
 }
 
 }  // namespace lightsim::studies

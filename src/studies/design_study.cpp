@@ -8,6 +8,7 @@
 #include "design_baselines.h"
 #include "design_robustness.h"
 #include "lightsim/studies/runner.h"
+#include "support.h"
 
 namespace lightsim::studies {
 
@@ -149,7 +150,12 @@ void add_design_study(Registry& registry) {
                           .help = "Prism design-space search: feasibility, Pareto front, "
                                   "cheapest design meeting a recall target (issue 23)",
                           .title = "Is there a Prism design worth building? The design search",
-                          .evaluate = evaluate});
+                          .evaluate = evaluate,
+                          // The cache the search and the GPU baselines score on.
+                          .require_memory = [](const DesignStudySpec& s, std::uint64_t budget) {
+                            support::require_cache_memory(s.design.workload, budget,
+                                                          "design.workload");
+                          }});
 }
 
 }  // namespace lightsim::studies

@@ -14,6 +14,7 @@
 #include "lightsim/kv/blocks.h"
 #include "lightsim/studies/energy.h"
 #include "lightsim/studies/system.h"
+#include "support.h"
 
 namespace lightsim::studies {
 namespace {
@@ -322,7 +323,16 @@ void add_energy_study(Registry& registry) {
                 .spec_section = "SPEC 1.1, 1.6",
                 .reference = "references/energy_seed.yaml",
                 .claims = energy_detail::claim_rules(),
-                .evaluate = evaluate});
+                .evaluate = evaluate,
+                // The FAISS caches, one at a time: contexts up to faiss_max_context.
+                .require_memory = [](const EnergyStudySpec& s, std::uint64_t budget) {
+                  std::vector<std::int64_t> faiss;
+                  for (std::int64_t c : s.contexts)
+                    if (c <= s.faiss_max_context) faiss.push_back(c);
+                  kv::KvGeneratorSpec w = s.workload;
+                  w.steps = s.query_steps;
+                  support::require_context_memory(w, faiss, budget);
+                }});
 }
 
 }  // namespace lightsim::studies

@@ -14,6 +14,7 @@
 #include "lightsim/studies/runner.h"
 #include "lightsim/studies/sampled.h"
 #include "studies/compensation_common.h"
+#include "support.h"
 
 namespace lightsim::studies {
 
@@ -344,7 +345,11 @@ void add_enhancement_study(Registry& registry) {
                                               s.votes, s.weight_bits, s.recall32_voted);
                          },
                          &Seed::recall32_voted)},
-          .evaluate = evaluate});
+          .evaluate = evaluate,
+          .require_memory =
+              [](const EnhancementStudySpec& s, std::uint64_t budget) {
+                support::require_cache_memory(s.workload, budget, "workload");
+              }});
 }
 
 }  // namespace lightsim::studies

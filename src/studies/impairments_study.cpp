@@ -150,6 +150,17 @@ void add_physics_tables(ImpairmentsRun& run) {
   for (Decibel v : spec.axes.splitter_excess) row("splitter_excess", v.si(), std::nullopt, v);
 }
 
+// The cache the study generates: the workload, with QAT qat_train_steps more decode steps
+// that only train (qat.h).
+kv::KvGeneratorSpec generated_workload(const ImpairmentsStudySpec& spec,
+                                       const std::vector<Point>& pts) {
+  const bool any_qat =
+      std::any_of(pts.begin(), pts.end(), [](const Point& p) { return p.parts.qat; });
+  kv::KvGeneratorSpec workload = spec.workload;
+  if (any_qat) workload.steps += spec.qat_train_steps;
+  return workload;
+}
+
 void evaluate(ImpairmentsRun& run) {
   const ImpairmentsStudySpec& spec = run.spec;
   Context& ctx = run.ctx;
@@ -161,11 +172,8 @@ void evaluate(ImpairmentsRun& run) {
   ro.shared_projection.reset();  // fitted here: the QAT setups get their own projections
   ro.progress_label = "impairments: layer x KV head";
 
-  // The cache; with QAT, qat_train_steps more decode steps that only train (qat.h).
-  const bool any_qat =
-      std::any_of(pts.begin(), pts.end(), [](const Point& p) { return p.parts.qat; });
-  kv::KvGeneratorSpec workload = spec.workload;
-  if (any_qat) workload.steps += spec.qat_train_steps;
+  const kv::KvGeneratorSpec workload = generated_workload(spec, pts);
+  const bool any_qat = workload.steps > spec.workload.steps;
   ctx.log().info("impairments: generating the {}-token cache", workload.tokens);
   kv::KvCache generated = kv::generate_kv_cache(workload, ctx, "impairments: generate");
   ctx.throw_if_cancelled("impairments");
@@ -294,7 +302,11 @@ const Definition<ImpairmentsStudySpec, ImpairmentsSeedReference>& definition() {
       .title = "Prism recall versus hardware impairments (seed table 3.1)",
       .spec_section = "SPEC 1.4",
       .reference = "references/impairments_seed.yaml",
-      .evaluate = evaluate};
+      .evaluate = evaluate,
+      .require_memory = [](const ImpairmentsStudySpec& s, std::uint64_t budget) {
+        // The split moves keys and values into the evaluated cache (no second copy).
+        support::require_cache_memory(generated_workload(s, study_points(s)), budget, "workload");
+      }};
   return d;
 }
 

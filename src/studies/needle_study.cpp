@@ -193,7 +193,11 @@ void add_needle_study(Registry& registry) {
                           .tolerance = &NeedleStudySpec::tolerance,
                           .text = [](const Seed& s) { return accuracy(s) + " (read per KV head)"; },
                           .seed = hit_rate}},
-          .evaluate = evaluate});
+          .evaluate = evaluate,
+          .require_memory =
+              [](const NeedleStudySpec& s, std::uint64_t budget) {
+                support::require_context_memory(s.workload, s.contexts, budget);
+              }});
 }
 
 }  // namespace lightsim::studies

@@ -112,10 +112,16 @@ void check_profile(const RejudgeRun& run, const std::string& key, const std::str
   }
 }
 
-// The study `entry` on `profile`, through the one study runner at the run's size.
-report::StudyResult run_on_profile(const Registry& registry, RejudgeRun& run,
-                                   const RejudgeStudyEntry& entry, std::size_t index,
-                                   const std::string& profile) {
+// Where the study `entry` runs on `profile`: its config file and the load options carrying
+// the entry's assignments and the profile.
+struct ProfileInput {
+  std::filesystem::path file;
+  config::LoadOptions load;
+};
+
+ProfileInput profile_input(const Registry& registry, const RejudgeRun& run,
+                           const RejudgeStudyEntry& entry, std::size_t index,
+                           const std::string& profile) {
   const std::string key = fmt::format("studies[{}]", index);
   const std::vector<std::string> names = study_names(registry);
   LIGHTSIM_CHECK_AS(ConfigError, std::find(names.begin(), names.end(), entry.study) != names.end(),
@@ -130,6 +136,15 @@ report::StudyResult run_on_profile(const Registry& registry, RejudgeRun& run,
   LIGHTSIM_CHECK_AS(ConfigError, input.document.find("workload") != nullptr,
                     "{}: {}.study: '{}' has no `workload` key to run on a KV profile ({})",
                     run.config_file.string(), key, entry.study, file.string());
+  return {file, load};
+}
+
+// The study `entry` on `profile`, through the one study runner at the run's size.
+report::StudyResult run_on_profile(const Registry& registry, RejudgeRun& run,
+                                   const RejudgeStudyEntry& entry, std::size_t index,
+                                   const std::string& profile) {
+  const std::string key = fmt::format("studies[{}]", index);
+  const auto [file, load] = profile_input(registry, run, entry, index, profile);
   run.ctx.log().info("rejudge: {} on {}", entry.study, profile);
   report::StudyResult r = run_study(registry, entry.study, file, load, run.size, run.ctx);
   try {
@@ -153,6 +168,13 @@ void evaluate(RejudgeRun& run, const Registry& registry) {
     check_profile(run, fmt::format("profiles[{}]", i), spec.profiles[i]);
   std::vector<std::string> all{spec.plain_profile};
   all.insert(all.end(), spec.profiles.begin(), spec.profiles.end());
+  // Every run's memory estimate before the first runs (study.h, StudyMemoryCheck).
+  for (std::size_t i = 0; i < spec.studies.size(); ++i)
+    for (const std::string& p : all) {
+      const auto [file, load] = profile_input(registry, run, spec.studies[i], i, p);
+      check_study_memory(registry, spec.studies[i].study, file, load, run.size,
+                         run.ctx.memory_budget());
+    }
 
   run.table("verdicts", "Every claim on every KV profile (the plain preset first)",
             {{"study", ""},

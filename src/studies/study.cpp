@@ -110,13 +110,27 @@ StudyInput make_input(std::string name, const std::filesystem::path& config_file
   return in;
 }
 
-report::StudyResult run_study(const Registry& registry, std::string_view name,
-                              const std::filesystem::path& config_file,
-                              const config::LoadOptions& load, Size size, Context& ctx) {
+namespace {
+const StudyFunction& find_study(const Registry& registry, std::string_view name) {
   const StudyFamily* family = registry.find_family<StudyFunction>(kStudyFamily);
   LIGHTSIM_CHECK_AS(ConfigError, family != nullptr,
                     "unknown study '{}' (no study is registered in this build)", name);
-  const StudyFunction& study = family->get(name);
+  return family->get(name);
+}
+}  // namespace
+
+void check_study_memory(const Registry& registry, std::string_view name,
+                        const std::filesystem::path& config_file, const config::LoadOptions& load,
+                        Size size, std::uint64_t budget_bytes) {
+  const StudyFunction& study = find_study(registry, name);
+  if (study.check_memory)
+    study.check_memory(make_input(std::string(name), config_file, load, size), budget_bytes);
+}
+
+report::StudyResult run_study(const Registry& registry, std::string_view name,
+                              const std::filesystem::path& config_file,
+                              const config::LoadOptions& load, Size size, Context& ctx) {
+  const StudyFunction& study = find_study(registry, name);
   return study(make_input(std::string(name), config_file, load, size), ctx);
 }
 

@@ -1,6 +1,10 @@
 // Helpers shared by the retrieval studies (support.h).
 #include "support.h"
 
+#include <algorithm>
+
+#include <fmt/format.h>
+
 #include "lightsim/core/error.h"
 #include "lightsim/kv/scorer_specs.h"
 #include "lightsim/prism/scorer.h"
@@ -26,6 +30,24 @@ kv::ScorerSetup prism_setup(std::string name, const prism::AcceleratorSpec& acce
                             std::size_t d, kv::ProjectionSource projection) {
   projection.dim = d;
   return {std::move(name), prism::prism_scorer(accelerator, std::move(projection))};
+}
+
+void require_cache_memory(const kv::KvGeneratorSpec& workload, std::uint64_t budget_bytes,
+                          std::string_view key) {
+  try {
+    kv::require_generator_memory(workload, budget_bytes);
+  } catch (const InputError& e) {
+    LIGHTSIM_THROW(InputError, "{}: {}", key, e.what());
+  }
+}
+
+void require_context_memory(const kv::KvGeneratorSpec& workload,
+                            const std::vector<std::int64_t>& contexts, std::uint64_t budget_bytes) {
+  if (contexts.empty()) return;
+  kv::KvGeneratorSpec longest = workload;
+  longest.tokens = *std::max_element(contexts.begin(), contexts.end());
+  require_cache_memory(longest, budget_bytes,
+                       fmt::format("contexts (longest {} tokens)", longest.tokens));
 }
 
 std::size_t k_index(const std::vector<std::int64_t>& ks, std::int64_t k) {

@@ -4,8 +4,10 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "lightsim/kv/generator.h"
 #include "lightsim/kv/metrics.h"
 #include "lightsim/kv/scorer.h"
 #include "lightsim/prism/accelerator.h"
@@ -26,6 +28,18 @@ kv::ScorerSetup signature_setup(std::string name, std::size_t d,
                                 kv::ProjectionSource projection = {});
 kv::ScorerSetup prism_setup(std::string name, const prism::AcceleratorSpec& accelerator,
                             std::size_t d, kv::ProjectionSource projection = {});
+
+// Refuses the synthetic cache `workload` generates when it needs more than `budget_bytes`
+// (kv::require_generator_memory: keys and values of tokens x layers x KV heads x head_dim
+// floats, and the decode queries), the InputError led by `key`, the study key that sizes it
+// (a study's Definition::require_memory).
+void require_cache_memory(const kv::KvGeneratorSpec& workload, std::uint64_t budget_bytes,
+                          std::string_view key);
+
+// require_cache_memory of `workload` at the longest of `contexts` (tokens), led by "contexts":
+// the studies that generate one cache per context hold one at a time.
+void require_context_memory(const kv::KvGeneratorSpec& workload,
+                            const std::vector<std::int64_t>& contexts, std::uint64_t budget_bytes);
 
 // Index of k in ks (InternalError if absent).
 std::size_t k_index(const std::vector<std::int64_t>& ks, std::int64_t k);

@@ -81,6 +81,20 @@ class Interrupts(CliTest):
             with self.subTest(signal=sig.name):
                 self.assert_stops(argv, sig, after=1.0)
 
+    def test_kv_fit_stops_between_candidates(self):
+        # The fit generates up to 300 candidate caches (here 8192 tokens of one KV head, 16 s
+        # of CPU uninterrupted) and polls the stop flag in each generation and after each
+        # candidate; nothing is written to --out.
+        cache = self.tmp / "cache"
+        self.assertExit(run("-q", "--threads", "1", "kv", "generate", KV_CONFIG, *ONE_HEAD,
+                            "--set", "layers=[14]", "--set", "tokens=8192", "--set", "steps=4",
+                            "--out", cache), 0)
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            with self.subTest(signal=sig.name):
+                self.assert_stops(["--threads", "1", "kv", "fit", cache, "--out",
+                                   self.tmp / "fit"], sig, after=1.0)
+                self.assertEqual(list((self.tmp / "fit").glob("*")), [])
+
     def test_study_run_of_a_long_thermal_study_stops(self):
         # An hour of simulated drift (it ran on for 155 s after SIGTERM).
         # (A study reports no progress: the signal comes 1.5 s into the run.)

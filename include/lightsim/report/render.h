@@ -12,6 +12,7 @@
 // when every chart settled; #report-errors lists each error as an <li>.
 #pragma once
 
+#include <atomic>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -23,6 +24,11 @@
 
 namespace lightsim::report {
 
+// The stop flag of a long report (main's SIGINT/SIGTERM flag; nullptr: never stopped). Set,
+// reading and rendering end with Interrupted ("report: interrupted", exit 130) at the next
+// result file, study section or block of 4096 table rows, and no report is written.
+using StopFlag = const std::atomic<bool>*;
+
 // Everything a report is rendered from.
 struct ResultSet {
   std::filesystem::path dir;         // where the results were read (shown in the report)
@@ -33,7 +39,7 @@ struct ResultSet {
 // Reads every `*.json` in `dir`: `run.json` as the reproduce manifest (kind "reproduce"),
 // every other file as a study result (read_result). A missing folder is an InputError; a bad
 // file a DataFormatError naming it and the key.
-ResultSet load_results(const std::filesystem::path& dir);
+ResultSet load_results(const std::filesystem::path& dir, StopFlag stop = nullptr);
 
 // The minified chart libraries, inlined into the page.
 struct ChartLibraries {
@@ -50,7 +56,8 @@ std::filesystem::path default_library_dir();
 ChartLibraries load_chart_libraries(const std::filesystem::path& dir);
 
 // The whole report page.
-std::string render_html(const ResultSet& results, const ChartLibraries& libraries);
+std::string render_html(const ResultSet& results, const ChartLibraries& libraries,
+                        StopFlag stop = nullptr);
 
 // Text escaped for HTML element content and attribute values (& < > " ').
 std::string html_escape(std::string_view text);
@@ -68,9 +75,13 @@ struct ReportSummary {
 };
 
 // load_results(results_dir), render_html with the libraries from `library_dir`, written
-// atomically to `file`.
+// atomically to `file` (nothing when stopped).
 ReportSummary write_report(const std::filesystem::path& results_dir,
                            const std::filesystem::path& file,
-                           const std::filesystem::path& library_dir = default_library_dir());
+                           const std::filesystem::path& library_dir = default_library_dir(),
+                           StopFlag stop = nullptr);
+
+// Interrupted ("report: interrupted") when `stop` is set.
+void throw_if_stopped(StopFlag stop);
 
 }  // namespace lightsim::report

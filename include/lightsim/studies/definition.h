@@ -14,6 +14,7 @@
 //       .evaluate = evaluate_decode};
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <type_traits>
@@ -68,6 +69,12 @@ struct Definition {
   std::vector<ClaimRule<Spec, Reference>> claims{};
   // Computes the study: tables, claims and charts through the run.
   std::function<void(Run<Spec, Reference>&)> evaluate{};
+  // Refuses, from the spec alone and before anything is allocated, a run whose largest arrays
+  // exceed `budget_bytes` (an InputError led by the key that sets their size, e.g.
+  // "contexts (2097152 tokens): a generated KV cache of ... needs ~4.0 GiB, more than the
+  // memory budget ..."; core/memory_budget.h require_memory). Empty for a study whose memory
+  // does not grow with its config. The runner prefixes the config file (StudyMemoryCheck).
+  std::function<void(const Spec&, std::uint64_t budget_bytes)> require_memory{};
 };
 
 }  // namespace lightsim::studies

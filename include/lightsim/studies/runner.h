@@ -138,6 +138,19 @@ namespace detail {
 // The header of a study's result (study, title, spec_section, seed, config).
 report::StudyResult header(const StudyInput& in, Context& ctx, std::string title,
                            std::string spec_section);
+
+// The definition's memory check of `spec` (Definition::require_memory), its InputError
+// prefixed with the study's config file.
+template <class Spec, class Reference>
+void require_memory(const Definition<Spec, Reference>& d, const StudyInput& in, const Spec& spec,
+                    std::uint64_t budget_bytes) {
+  if (!d.require_memory) return;
+  try {
+    d.require_memory(spec, budget_bytes);
+  } catch (const InputError& e) {
+    LIGHTSIM_THROW(ConfigError, "{}: {}", in.config_file.string(), e.what());
+  }
+}
 }  // namespace detail
 
 // Runs a definition on a study input: the whole contract of the file comment.
@@ -145,6 +158,7 @@ template <class Spec, class Reference>
 report::StudyResult run_definition(const Definition<Spec, Reference>& d, const StudyInput& in,
                                    Context& ctx) {
   const auto spec = config::read_spec<Spec>(in.document, in.load);
+  detail::require_memory(d, in, spec, ctx.memory_budget());
   Reference seed{};
   if constexpr (!std::is_same_v<Reference, NoReference>)
     seed =
@@ -160,10 +174,16 @@ template <class Spec, class Reference>
 void add_study(Registry& registry, Definition<Spec, Reference> d) {
   add_study_spec<Spec>(registry);
   std::string name = d.name, help = d.help;
-  study_family(registry).add(std::move(name), std::move(help),
-                             [d = std::move(d)](const StudyInput& in, Context& ctx) {
-                               return run_definition(d, in, ctx);
-                             });
+  StudyMemoryCheck memory;
+  if (d.require_memory)
+    memory = [d](const StudyInput& in, std::uint64_t budget_bytes) {
+      detail::require_memory(d, in, config::read_spec<Spec>(in.document, in.load), budget_bytes);
+    };
+  study_family(registry).add(
+      std::move(name), std::move(help),
+      StudyFunction([d = std::move(d)](const StudyInput& in,
+                                       Context& ctx) { return run_definition(d, in, ctx); },
+                    std::move(memory)));
 }
 
 }  // namespace lightsim::studies

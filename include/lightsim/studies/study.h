@@ -26,11 +26,13 @@
 // it, so a study never reads it.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "lightsim/core/config.h"
@@ -60,7 +62,23 @@ struct StudyInput {
 // Interrupted when ctx.cancelled() (poll it between work items of long loops). Draws random
 // numbers only from ctx.stream(...) and loops only through parallel_for/parallel_reduce, so
 // the result is identical for any thread count.
-using StudyFunction = std::function<report::StudyResult(const StudyInput&, Context&)>;
+//
+// A study may also declare its memory check: it refuses (InputError naming the config file
+// and key, exit 2) an input whose largest arrays, estimated from the spec alone, exceed
+// `budget_bytes` (ctx.memory_budget(): core/memory_budget.h). check_study_memory runs it
+// before a command prepares --out; the runner runs it again before the study computes.
+using StudyMemoryCheck = std::function<void(const StudyInput&, std::uint64_t budget_bytes)>;
+struct StudyFunction {
+  StudyFunction() = default;
+  template <class F>
+  requires std::is_invocable_r_v<report::StudyResult, F&, const StudyInput&, Context&>
+  StudyFunction(F f, StudyMemoryCheck memory = {})  // NOLINT: a plain function is a study
+      : run(std::move(f)), check_memory(std::move(memory)) {}
+  report::StudyResult operator()(const StudyInput& in, Context& ctx) const { return run(in, ctx); }
+
+  std::function<report::StudyResult(const StudyInput&, Context&)> run;
+  StudyMemoryCheck check_memory;  // empty: the study's memory does not grow with its config
+};
 using StudyFamily = Family<StudyFunction>;
 inline constexpr std::string_view kStudyFamily = "study";
 inline constexpr std::string_view kStudyFamilyHelp =
@@ -99,6 +117,12 @@ void add_study_spec(Registry& registry) {
 // key other than quick/full, or an overlay that is not a mapping, is a ConfigError naming it.
 StudyInput make_input(std::string name, const std::filesystem::path& config_file,
                       const config::LoadOptions& load, Size size);
+
+// make_input + the study's memory check (StudyMemoryCheck; nothing for a study without one)
+// against `budget_bytes`. An unknown name is a ConfigError with a suggestion.
+void check_study_memory(const Registry& registry, std::string_view name,
+                        const std::filesystem::path& config_file, const config::LoadOptions& load,
+                        Size size, std::uint64_t budget_bytes);
 
 // make_input + the registered function. An unknown name is a ConfigError with a suggestion.
 report::StudyResult run_study(const Registry& registry, std::string_view name,

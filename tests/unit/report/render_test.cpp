@@ -295,5 +295,18 @@ TEST(Render, WriteReportWritesOneFile) {
   EXPECT_THAT(lightsim::testing::list_dir(dir), ::testing::ElementsAre("report.html"));
 }
 
+// SIGINT/SIGTERM (main's flag) stops reading and rendering; write_report then writes nothing.
+TEST(Report, StopFlagEndsReadingAndRenderingWithoutAFile) {
+  std::atomic<bool> stop{true};
+  EXPECT_THROW((void)load_results(kFixtures, &stop), Interrupted);
+  const ResultSet set = load_results(kFixtures);
+  EXPECT_THROW((void)render_html(set, fake_libraries(), &stop), Interrupted);
+  const auto file = testing::scratch_dir() / "report.html";
+  EXPECT_THROW((void)write_report(kFixtures, file, default_library_dir(), &stop), Interrupted);
+  EXPECT_FALSE(std::filesystem::exists(file));
+  stop = false;
+  EXPECT_EQ(render_html(set, fake_libraries(), &stop), render_html(set, fake_libraries()));
+}
+
 }  // namespace
 }  // namespace lightsim::report

@@ -213,6 +213,48 @@ TEST(Runner, MissingReferenceIsAConfigErrorNamingIt) {
   }
 }
 
+// A study's memory check (Definition::require_memory) runs on the spec, --set applied, before
+// evaluate, through the runner and through check_study_memory (what `study run` calls before
+// --out is touched); its error names the config file and the key.
+TEST(Runner, MemoryCheckRefusesBeforeEvaluateNamingFileAndKey) {
+  constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
+  bool evaluated = false;
+  Definition<EchoSpec, EchoReference> d = echo_definition();
+  d.evaluate = [&evaluated](studies::Run<EchoSpec, EchoReference>&) { evaluated = true; };
+  d.require_memory = [](const EchoSpec& s, std::uint64_t budget) {  // `value` GiB
+    require_memory(static_cast<std::uint64_t>(s.value * static_cast<double>(kGiB)), budget,
+                   "value");
+  };
+  const auto root = testing::scratch_dir();
+  Context ctx(ContextOptions{.threads = 1, .memory_budget = kGiB});
+  const auto expect_refused = [&](auto&& call) {
+    try {
+      call();
+      FAIL() << "expected ConfigError";
+    } catch (const ConfigError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("echo.yaml: value needs ~2.1 GiB, more than the memory budget of 1 GiB"),
+                std::string::npos)
+          << what;
+    }
+  };
+  expect_refused([&] { (void)run_definition(d, echo_input(root, {}), ctx); });
+  EXPECT_FALSE(evaluated);
+  (void)run_definition(d, echo_input(root, {"value=0.5"}), ctx);  // --set: within the budget
+  EXPECT_TRUE(evaluated);
+
+  Registry registry;
+  add_study(registry, d);
+  config::LoadOptions load;
+  load.config_roots = {root};
+  expect_refused([&] {
+    check_study_memory(registry, "echo", root / "echo.yaml", load, Size::standard, kGiB);
+  });
+  load.assignments = config::Assignments(std::vector<std::string>{"value=0.5"});
+  EXPECT_NO_THROW(
+      check_study_memory(registry, "echo", root / "echo.yaml", load, Size::standard, kGiB));
+}
+
 TEST(Runner, MapKeepsGridOrderOnAnyThreadCount) {
   const StudyInput in = echo_input(testing::scratch_dir(), {});
   std::vector<int> grid(100);
