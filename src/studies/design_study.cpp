@@ -41,6 +41,7 @@ void add_candidate_row(DesignRun& run, const std::string& table, const prism::De
                       {"energy_nj", f.energy_per_query * 1e9},
                       {"latency_us", f.latency_per_step * 1e6},
                       {"static_w", f.static_power},
+                      {"lock_uw", f.lock_power * 1e6},
                       {"area_mm2", f.area * 1e6},
                       {"ring_radius_um", v.ring_radius * 1e6},
                       {"q_loaded", v.q_loaded},
@@ -55,6 +56,7 @@ void add_candidate_row(DesignRun& run, const std::string& table, const prism::De
                       {"lock_pm", v.lock_precision * 1e12},
                       {"chips", static_cast<std::int64_t>(v.chips)},
                       {"query_encoding", prism::to_string(v.query_encoding)},
+                      {"projection", v.projection},
                       {"block_tokens", static_cast<std::int64_t>(v.block_tokens)},
                       {"top_k", static_cast<std::int64_t>(v.top_k)}});
 }
@@ -74,6 +76,7 @@ void evaluate(DesignRun& run) {
              {"energy_nj", "nJ"},
              {"latency_us", "us"},
              {"static_w", "W"},
+             {"lock_uw", "uW"},
              {"area_mm2", "mm^2"},
              {"ring_radius_um", "um"},
              {"q_loaded", ""},
@@ -86,6 +89,7 @@ void evaluate(DesignRun& run) {
              {"lock_pm", "pm"},
              {"chips", ""},
              {"query_encoding", ""},
+             {"projection", ""},
              {"block_tokens", ""},
              {"top_k", ""}});
   for (std::size_t i : r.front) add_candidate_row(run, "front", r.all[i], r.best == i);
