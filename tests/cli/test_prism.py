@@ -218,11 +218,14 @@ class PrismDesignStudy(CliTest):
         files = []
         for threads in (1, 2):
             out = self.tmp / f"t{threads}"
+            # 32 blocks of 128 tokens, k = 8 (at k >= the blocks every selector is exact).
             r = run("--threads", threads, "study", "run", "prism_design", "--quick",
-                    "--set", "design.workload.tokens=2048", "--set", "baselines.batches=[1,8]",
-                    "--set", "baselines.gpus=[h100]", "--out", out, "-q", timeout=600)
+                    "--set", "design.workload.tokens=4096", "--set", "design.workload.steps=1",
+                    "--set", "design.space.top_k=[8]", "--set", "baselines.batches=[1,8]",
+                    "--set", "baselines.gpus=[h100]", "--set", 'robustness.profile=""',
+                    "--out", out, "-q", timeout=600)
             self.assertExit(r, 0)
-            files.append({name: (out / f"{name}.csv").read_text()
+            files.append({name: (out / f"prism_design_{name}.csv").read_text()
                           for name in ("vs_gpu", "step_costs")})
         one, two = files
         for name in ("vs_gpu", "step_costs"):
