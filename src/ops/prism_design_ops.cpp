@@ -53,8 +53,8 @@ std::string variables_text(const prism::DesignVariables& v) {
       v.ring_radius * 1e6, v.q_loaded, v.channel_spacing * 1e9, v.dim,
       10 * std::log10(v.laser_power / 1e-3), v.rows, v.chips,
       v.detection == photonics::DetectionMode::balanced ? "balanced PD" : "single-ended PD",
-      v.weight_bits, v.lock_precision * 1e12, prism::to_string(v.query_encoding), v.projection, v.block_tokens,
-      v.top_k);
+      v.weight_bits, v.lock_precision * 1e12, prism::to_string(v.query_encoding), v.projection,
+      v.block_tokens, v.top_k);
 }
 
 void print_figures_header(std::ostream& out) {

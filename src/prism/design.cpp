@@ -48,8 +48,8 @@ struct Axes {
 
   // Sizes in enumeration order (the first kDeviceAxes are the device axes).
   std::array<std::size_t, kAxes> sizes() const {
-    return {radius.size(),   q.size(),           spacing.size(), dim.size(),  laser.size(),
-            rows.size(),     detection.size(),   bits.size(),    lock.size(), chips.size(),
+    return {radius.size(),   q.size(),          spacing.size(), dim.size(),  laser.size(),
+            rows.size(),     detection.size(),  bits.size(),    lock.size(), chips.size(),
             encoding.size(), projection.size(), block.size(),   k.size()};
   }
 };
@@ -185,13 +185,12 @@ std::vector<DesignConstraint> system_constraints(const AcceleratorSpec& a, const
   if (!r.tuner.covers) lock.margin = -std::numeric_limits<double>::infinity();
   out.push_back(lock);
   const double target_pm = a.calibration.target.si() * 1e12;
-  DesignConstraint search =
-      constraint("lock", lp.search.feasible, lp.search.needed, a.calibration.max_iterations,
-                 "iterations",
-                 lp.search.feasible
-                     ? fmt::format("a +-{:.3g} pm lock takes {} halvings of the {:.3g} pm range",
-                                   target_pm, lp.search.halvings, (r.tuner.lock.hi - r.tuner.lock.lo) * 1e12)
-                     : lp.search.reason);
+  DesignConstraint search = constraint(
+      "lock", lp.search.feasible, lp.search.needed, a.calibration.max_iterations, "iterations",
+      lp.search.feasible
+          ? fmt::format("a +-{:.3g} pm lock takes {} halvings of the {:.3g} pm range", target_pm,
+                        lp.search.halvings, (r.tuner.lock.hi - r.tuner.lock.lo) * 1e12)
+          : lp.search.reason);
   if (lp.search.needed == 0) search.margin = -std::numeric_limits<double>::infinity();
   out.push_back(search);
   return out;

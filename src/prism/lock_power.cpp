@@ -36,7 +36,6 @@ LockSearch lock_search(const CalibrationSpec& spec, LockRange range) {
   return s;
 }
 
-
 LockPower lock_power(const AcceleratorSpec& a, LockRange lock, const ThermalOperatingPoint& thermal,
                      double rings) {
   const CalibrationSpec& cal = a.calibration;
@@ -48,8 +47,8 @@ LockPower lock_power(const AcceleratorSpec& a, LockRange lock, const ThermalOper
   const double th = cal.temperature_threshold.si();
   const double swing = thermal.stability;
   if (2.0 * swing >= th) p.swing_rate = 4.0 * swing / (a.thermal.ambient_period.si() * th);
-  const double sensors = std::ceil(static_cast<double>(a.device.grid.channels) /
-                                   a.thermal.sensors.rings_per_sensor);
+  const double sensors =
+      std::ceil(static_cast<double>(a.device.grid.channels) / a.thermal.sensors.rings_per_sensor);
   const double sigma = a.thermal.local_walk.si();
   p.walk_rate = sensors * sigma * sigma / (th * th);
   const bool periodic = cal.trigger != RecalibrationTrigger::temperature;

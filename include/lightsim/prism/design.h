@@ -6,15 +6,15 @@
 //
 // Enumeration: the cartesian product of the axes in a fixed order (device axes outermost:
 // ring_radius, q_loaded, channel_spacing, dim, laser_power, rows, detection; then weight_bits,
-// lock_precision, chips, query_encoding, projection, block_tokens, top_k); candidate i's index is its
-// position in that order. Pruning: the device checks (photonics::check_feasibility) run once per
-// distinct device tuple; a failed device removes every candidate built on it without building
+// lock_precision, chips, query_encoding, projection, block_tokens, top_k); candidate i's index is
+// its position in that order. Pruning: the device checks (photonics::check_feasibility) run once
+// per distinct device tuple; a failed device removes every candidate built on it without building
 // them. Then, per candidate, the die (reticle), TEC steady state, heater lock range (cost.h,
-// die.h) and the lock's binary search (lock_power.h). Each removed candidate is charged to the first constraint it fails in this order.
-// Recall is computed only for feasible candidates, once per distinct selection-relevant tuple
-// (every axis but chips and top_k: fan-out scales the laser so each chip receives the same
-// power, and k does not change the scores), all ks in one kv::evaluate per layout (dim,
-// block_tokens, projection).
+// die.h) and the lock's binary search (lock_power.h). Each removed candidate is charged to the
+// first constraint it fails in this order. Recall is computed only for feasible candidates, once
+// per distinct selection-relevant tuple (every axis but chips and top_k: fan-out scales the laser
+// so each chip receives the same power, and k does not change the scores), all ks in one
+// kv::evaluate per layout (dim, block_tokens, projection).
 #pragma once
 
 #include <cstdint>

@@ -51,15 +51,15 @@ struct LockSearch {
 LockSearch lock_search(const CalibrationSpec& spec, LockRange range);
 
 struct LockPower {
-  LockSearch search;            // the lock's binary search (feasible, halvings, needed)
-  double energy_per_lock = 0;   // J per ring lock, halvings x iteration_energy
-  double periodic_rate = 0;     // relocks per ring and second, periodic trigger
-  double swing_rate = 0;        // temperature trigger, from the chip's residual swing
-  double walk_rate = 0;         // temperature trigger, from the sensors' local walk
-  double relock_rate = 0;       // the sum that applies under calibration.trigger
-  double power_per_ring = 0;    // W
-  double rings = 0;             // every ring of every bank
-  double power = 0;             // W, rings x power_per_ring (0 when the search is infeasible)
+  LockSearch search;           // the lock's binary search (feasible, halvings, needed)
+  double energy_per_lock = 0;  // J per ring lock, halvings x iteration_energy
+  double periodic_rate = 0;    // relocks per ring and second, periodic trigger
+  double swing_rate = 0;       // temperature trigger, from the chip's residual swing
+  double walk_rate = 0;        // temperature trigger, from the sensors' local walk
+  double relock_rate = 0;      // the sum that applies under calibration.trigger
+  double power_per_ring = 0;   // W
+  double rings = 0;            // every ring of every bank
+  double power = 0;            // W, rings x power_per_ring (0 when the search is infeasible)
 };
 
 // `lock`: the tuner's lock range at its operating point (TunerOperatingPoint::lock);

@@ -90,8 +90,8 @@ TEST(LockPower, ZeroDriftWithTheTemperatureTriggerCostsNothingBeyondTheBias) {
   a.calibration.trigger = RecalibrationTrigger::temperature;
   a.thermal.local_walk = TemperatureWalk::si(0.002);
   const double th = a.calibration.temperature_threshold.si();
-  const double ns = std::ceil(a.device.grid.channels /
-                              static_cast<double>(a.thermal.sensors.rings_per_sensor));
+  const double ns =
+      std::ceil(a.device.grid.channels / static_cast<double>(a.thermal.sensors.rings_per_sensor));
   EXPECT_DOUBLE_EQ(lock_of(a).relock_rate, ns * 0.002 * 0.002 / (th * th));
 }
 
