@@ -26,16 +26,16 @@ LockResult lock_ring(const CalibrationSpec& spec, LockRange range, double offset
   LockResult out;
   const double target = spec.target.si(), sigma = spec.measurement_noise.si();
   const std::int64_t top = (std::int64_t{1} << spec.bias_dac_bits) - 1;
-  const double step = (range.hi - range.lo) / static_cast<double>(top);
-  const auto correction = [&](std::int64_t code) {
-    return range.lo + step * static_cast<double>(code);
-  };
-  const double stop_width = 2.0 * target - step;  // lock_search
-  if (const LockSearch search = lock_search(spec, range); !search.feasible) {
+  const LockSearch search = lock_search(spec, range);
+  if (!search.feasible) {
     out.reason = search.reason;
     out.residual = offset;
     return out;
   }
+  const double step = search.step, stop_width = search.stop_width;
+  const auto correction = [&](std::int64_t code) {
+    return range.lo + step * static_cast<double>(code);
+  };
   // Each measurement gives the sign of the remaining error; the invariant is
   // error(lo) <= 0 <= error(hi) whenever the offset lies in the range and no sign is misread.
   const auto measure = [&](std::int64_t code) {

@@ -16,6 +16,8 @@ LockSearch lock_search(const CalibrationSpec& spec, LockRange range) {
   // Rounding the final code to the interval's middle costs up to half a step: the search stops
   // when the interval is within 2 target - step, so a noiseless lock ends within +-target.
   const double stop_width = 2.0 * target - step;
+  s.step = step;
+  s.stop_width = stop_width;
   if (!(stop_width > 0.0)) {
     s.reason = fmt::format("bias DAC step {:.3g} pm is too coarse for a +-{:.3g} pm lock",
                            step * 1e12, target * 1e12);

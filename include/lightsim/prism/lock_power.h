@@ -46,6 +46,8 @@ struct LockSearch {
   bool feasible = false;
   int halvings = 0;
   int needed = 0;
+  double step = 0;        // m, one bias DAC code over the range
+  double stop_width = 0;  // m, the search stops within it: 2 target - step
   std::string reason;
 };
 LockSearch lock_search(const CalibrationSpec& spec, LockRange range);
