@@ -20,7 +20,7 @@ void BM_PrismDesign16k(benchmark::State& state) {
   spec.workload.tokens = 16384;
   spec.space.q_loaded = {5e4, 1e5};
   spec.space.weight_bits = {4, 6, 8};
-  spec.space.lock_precision = {Length::si(0.0), Length::si(2e-12)};
+  spec.space.lock_precision = {Length::si(0.5e-12), Length::si(2e-12)};
   spec.space.query_encoding = {"intensity", "balanced"};
   spec.space.chips = {1, 2};
   spec.space.top_k = {8, 32};

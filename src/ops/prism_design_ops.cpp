@@ -52,12 +52,12 @@ Json design_json(const DesignOpResult& r) {
 std::string variables_text(const prism::DesignVariables& v) {
   return fmt::format(
       "R {:.3g} um, Q {:.3g}, {:.3g} nm x d {}, {:+.1f} dBm/line, {} rows x {} chip(s), {}, {} "
-      "bit, lock {:.3g} pm, {}, B {}, k {}",
+      "bit, lock {:.3g} pm, {}, {}, B {}, k {}",
       v.ring_radius * 1e6, v.q_loaded, v.channel_spacing * 1e9, v.dim,
       10 * std::log10(v.laser_power / 1e-3), v.rows, v.chips,
       v.detection == photonics::DetectionMode::balanced ? "balanced PD" : "single-ended PD",
-      v.weight_bits, v.lock_precision * 1e12, prism::to_string(v.query_encoding), v.block_tokens,
-      v.top_k);
+      v.weight_bits, v.lock_precision * 1e12, prism::to_string(v.query_encoding), v.projection,
+      v.block_tokens, v.top_k);
 }
 
 void print_figures_header(std::ostream& out) {
@@ -89,6 +89,8 @@ void print_design(const DesignOpResult& o, std::ostream& out) {
     fmt::print(out, "\nCheapest feasible design meeting the target:\n");
     print_figures_header(out);
     print_figures(b, out);
+    fmt::print(out, "  of its static power, the bias lock's relocks: {:.4g} W\n",
+               b.figures->lock_power);
     fmt::print(out, "  margins to each limit:\n");
     for (const prism::DesignConstraint& k : b.constraints)
       fmt::print(out, "    {:<16} {:>+12.4g} {:<5} ({:.4g} {} {} {:.4g} {})\n", k.name, k.margin,

@@ -8,6 +8,7 @@
 #include "lightsim/core/error.h"
 #include "lightsim/photonics/device.h"
 #include "lightsim/prism/calibration.h"
+#include "lightsim/prism/lock_power.h"
 #include "lightsim/prism/operating_point.h"
 
 namespace lightsim::prism {
@@ -25,30 +26,16 @@ LockResult lock_ring(const CalibrationSpec& spec, LockRange range, double offset
   LockResult out;
   const double target = spec.target.si(), sigma = spec.measurement_noise.si();
   const std::int64_t top = (std::int64_t{1} << spec.bias_dac_bits) - 1;
-  const double step = (range.hi - range.lo) / static_cast<double>(top);
+  const LockSearch search = lock_search(spec, range);
+  if (!search.feasible) {
+    out.reason = search.reason;
+    out.residual = offset;
+    return out;
+  }
+  const double step = search.step, stop_width = search.stop_width;
   const auto correction = [&](std::int64_t code) {
     return range.lo + step * static_cast<double>(code);
   };
-  // Rounding the final code to the interval's middle costs up to half a step: the search stops
-  // when the interval is within 2 target - step, so a noiseless lock ends within +-target.
-  const double stop_width = 2.0 * target - step;
-  if (!(stop_width > 0.0)) {
-    out.reason = fmt::format("bias DAC step {:.3g} pm is too coarse for a +-{:.3g} pm lock",
-                             step * 1e12, target * 1e12);
-    out.residual = offset;
-    return out;
-  }
-  // Halvings to the stop width, plus one reading when the interval ends at an edge.
-  int needed = 1;
-  for (std::int64_t w = top; step * static_cast<double>(w) > stop_width && w > 1; w -= w / 2)
-    ++needed;
-  if (needed > spec.max_iterations) {
-    out.reason = fmt::format(
-        "a +-{:.3g} pm lock over a {:.3g} pm range needs {} iterations, the bound is {}",
-        target * 1e12, (range.hi - range.lo) * 1e12, needed, spec.max_iterations);
-    out.residual = offset;
-    return out;
-  }
   // Each measurement gives the sign of the remaining error; the invariant is
   // error(lo) <= 0 <= error(hi) whenever the offset lies in the range and no sign is misread.
   const auto measure = [&](std::int64_t code) {

@@ -17,6 +17,7 @@
 #include "lightsim/photonics/feasibility.h"
 #include "lightsim/prism/cost.h"
 #include "lightsim/prism/die.h"
+#include "lightsim/prism/lock_power.h"
 #include "lightsim/prism/scorer.h"
 
 namespace lightsim::prism {
@@ -24,11 +25,12 @@ namespace {
 
 // The check order: device checks (photonics::check_feasibility's order), then the die, the TEC
 // steady state and the heater lock range of the cost model.
-const std::array<const char*, 10> kConstraints = {
-    "ring",           "aliasing",    "crosstalk", "weight_range", "tuning_range",
-    "thermal_budget", "link_budget", "reticle",   "tec",          "lock_range"};
+const std::array<const char*, 11> kConstraints = {
+    "ring",        "aliasing", "crosstalk", "weight_range", "tuning_range", "thermal_budget",
+    "link_budget", "reticle",  "tec",       "lock_range",   "lock"};
 
 constexpr std::size_t kDeviceAxes = 7;
+constexpr std::size_t kAxes = 14;
 
 // Axis values resolved against the base accelerator (an empty list = the base's value).
 struct Axes {
@@ -41,13 +43,14 @@ struct Axes {
   std::vector<double> lock;
   std::vector<int> chips;
   std::vector<QueryEncoding> encoding;
+  std::vector<std::string> projection;
   std::vector<int> block, k;
 
   // Sizes in enumeration order (the first kDeviceAxes are the device axes).
-  std::array<std::size_t, 13> sizes() const {
-    return {radius.size(),   q.size(),         spacing.size(), dim.size(),  laser.size(),
-            rows.size(),     detection.size(), bits.size(),    lock.size(), chips.size(),
-            encoding.size(), block.size(),     k.size()};
+  std::array<std::size_t, kAxes> sizes() const {
+    return {radius.size(),   q.size(),          spacing.size(), dim.size(),  laser.size(),
+            rows.size(),     detection.size(),  bits.size(),    lock.size(), chips.size(),
+            encoding.size(), projection.size(), block.size(),   k.size()};
   }
 };
 
@@ -85,14 +88,15 @@ Axes resolve_axes(const PrismDesignSpec& spec) {
   if (s.query_encoding.empty()) x.encoding = {a.electronics.query_encoding};
   for (const std::string& e : s.query_encoding)
     x.encoding.push_back(e == "balanced" ? QueryEncoding::balanced : QueryEncoding::intensity);
+  x.projection = s.projection.empty() ? std::vector<std::string>{spec.projection} : s.projection;
   x.block = or_base<int>(s.block_tokens, a.programming.block_tokens);
   x.k = or_base<int>(s.top_k, a.selection.top_k);
   return x;
 }
 
 // Mixed-radix digits of candidate i, the last axis fastest.
-std::array<std::size_t, 13> digits(std::size_t i, const std::array<std::size_t, 13>& sizes) {
-  std::array<std::size_t, 13> d{};
+std::array<std::size_t, kAxes> digits(std::size_t i, const std::array<std::size_t, kAxes>& sizes) {
+  std::array<std::size_t, kAxes> d{};
   for (std::size_t a = sizes.size(); a-- > 0;) {
     d[a] = i % sizes[a];
     i /= sizes[a];
@@ -100,7 +104,7 @@ std::array<std::size_t, 13> digits(std::size_t i, const std::array<std::size_t, 
   return d;
 }
 
-DesignVariables variables_at(const Axes& x, const std::array<std::size_t, 13>& d) {
+DesignVariables variables_at(const Axes& x, const std::array<std::size_t, kAxes>& d) {
   return {.ring_radius = x.radius[d[0]],
           .q_loaded = x.q[d[1]],
           .channel_spacing = x.spacing[d[2]],
@@ -112,8 +116,9 @@ DesignVariables variables_at(const Axes& x, const std::array<std::size_t, 13>& d
           .lock_precision = x.lock[d[8]],
           .chips = x.chips[d[9]],
           .query_encoding = x.encoding[d[10]],
-          .block_tokens = x.block[d[11]],
-          .top_k = x.k[d[12]]};
+          .projection = x.projection[d[11]],
+          .block_tokens = x.block[d[12]],
+          .top_k = x.k[d[13]]};
 }
 
 DesignConstraint constraint(std::string name, bool passed, double value, double limit,
@@ -149,8 +154,10 @@ std::vector<DesignConstraint> device_constraints(const AcceleratorSpec& a) {
   return out;
 }
 
-// The die, TEC and lock-range constraints of the cost model.
-std::vector<DesignConstraint> system_constraints(const AcceleratorSpec& a, const CostReport& r) {
+// The die, TEC and lock-range constraints of the cost model, and the lock's search
+// (lock_power.h: the binary search reaches the target within calibration.max_iterations).
+std::vector<DesignConstraint> system_constraints(const AcceleratorSpec& a, const CostReport& r,
+                                                 const LockPower& lp) {
   const DieReport die = die_report(a, r.area_total);
   std::vector<DesignConstraint> out;
   out.push_back(constraint("reticle", die.fits, die.die_area * 1e6, die.reticle_limit * 1e6, "mm^2",
@@ -177,12 +184,21 @@ std::vector<DesignConstraint> system_constraints(const AcceleratorSpec& a, const
                                   : r.tuner.reason);
   if (!r.tuner.covers) lock.margin = -std::numeric_limits<double>::infinity();
   out.push_back(lock);
+  const double target_pm = a.calibration.target.si() * 1e12;
+  DesignConstraint search = constraint(
+      "lock", lp.search.feasible, lp.search.needed, a.calibration.max_iterations, "iterations",
+      lp.search.feasible
+          ? fmt::format("a +-{:.3g} pm lock takes {} halvings of the {:.3g} pm range", target_pm,
+                        lp.search.halvings, (r.tuner.lock.hi - r.tuner.lock.lo) * 1e12)
+          : lp.search.reason);
+  if (lp.search.needed == 0) search.margin = -std::numeric_limits<double>::infinity();
+  out.push_back(search);
   return out;
 }
 
 // The selection-relevant tuple of a candidate: every variable that changes the scores.
-using RecallKey =
-    std::tuple<double, double, double, int, double, int, int, int, double, int, int, int>;
+using RecallKey = std::tuple<double, double, double, int, double, int, int, int, double, int,
+                             std::string, int, int>;
 RecallKey recall_key(const DesignVariables& v, bool k_matters) {
   return {v.ring_radius,
           v.q_loaded,
@@ -194,6 +210,7 @@ RecallKey recall_key(const DesignVariables& v, bool k_matters) {
           v.weight_bits,
           v.lock_precision,
           static_cast<int>(v.query_encoding),
+          v.projection,
           v.block_tokens,
           k_matters ? v.top_k : 0};
 }
@@ -232,14 +249,18 @@ bool dominates(const DesignFigures& a, const DesignFigures& b, DesignMetric m) {
 
 }  // namespace
 
-kv::EvalReport score_layout(const PrismDesignSpec& spec, const kv::KvCache& cache, int dim,
-                            int block_tokens, const std::vector<std::int64_t>& ks,
+DesignLayout layout_of(const DesignVariables& v) {
+  return {.dim = v.dim, .block_tokens = v.block_tokens, .projection = v.projection};
+}
+
+kv::EvalReport score_layout(const kv::KvCache& cache, const DesignLayout& layout,
+                            const std::vector<std::int64_t>& ks,
                             const std::vector<AcceleratorSpec>& accelerators, Context& ctx) {
   kv::EvalOptions o;
   o.ks.assign(ks.begin(), ks.end());
-  o.blocks.block_tokens = static_cast<std::size_t>(block_tokens);
-  const auto d = static_cast<std::size_t>(dim);
-  o.shared_projection = kv::SharedProjection{kv::standard_projection(spec.projection), d};
+  o.blocks.block_tokens = static_cast<std::size_t>(layout.block_tokens);
+  const auto d = static_cast<std::size_t>(layout.dim);
+  o.shared_projection = kv::SharedProjection{kv::standard_projection(layout.projection), d};
   o.output_error = false;
   kv::ProjectionSource projection;
   projection.dim = d;
@@ -251,14 +272,13 @@ kv::EvalReport score_layout(const PrismDesignSpec& spec, const kv::KvCache& cach
 
 namespace {
 
-// Recall and mass recall of every distinct tuple, one kv::evaluate per (dim, block_tokens).
+// Recall and mass recall of every distinct tuple, one kv::evaluate per layout.
 void score_recall(const PrismDesignSpec& spec, const Axes& axes, DesignResult& r, Context& ctx) {
   const bool k_matters = spec.accelerator.selection.votes > 1;
-  std::map<std::pair<int, int>, std::map<RecallKey, std::vector<std::size_t>>> groups;
+  std::map<DesignLayout, std::map<RecallKey, std::vector<std::size_t>>> groups;
   for (DesignCandidate& c : r.all)
     if (c.feasible)
-      groups[{c.variables.dim, c.variables.block_tokens}][recall_key(c.variables, k_matters)]
-          .push_back(c.index);
+      groups[layout_of(c.variables)][recall_key(c.variables, k_matters)].push_back(c.index);
   if (groups.empty()) return;
   ctx.log().info("prism design: generating the {}-token cache", spec.workload.tokens);
   r.cache = std::make_shared<const kv::KvCache>(kv::generate_kv_cache(spec.workload, ctx));
@@ -275,8 +295,7 @@ void score_recall(const PrismDesignSpec& spec, const Axes& axes, DesignResult& r
       members.push_back(&idx);
     }
     r.scored_tuples += accelerators.size();
-    const kv::EvalReport rep =
-        score_layout(spec, *r.cache, layout.first, layout.second, ks, accelerators, ctx);
+    const kv::EvalReport rep = score_layout(*r.cache, layout, ks, accelerators, ctx);
     for (std::size_t s = 1; s < members.size(); ++s)
       for (std::size_t i : *members[s]) {
         DesignCandidate& c = r.all[i];
@@ -363,6 +382,11 @@ AcceleratorSpec design_accelerator(const PrismDesignSpec& spec, const DesignVari
   a.device.dac.bits = v.weight_bits;
   a.programming.weight_bits = v.weight_bits;
   a.impairments.calibration_residual = Length::si(v.lock_precision);
+  // A listed lock precision p is the lock's: a search that stops within +-target leaves a
+  // residual uniform in +-target, rms target / sqrt(3) (configs/impairments/seed_table31.yaml:
+  // +-2 pm -> 1.15 pm), so target = sqrt(3) p. An empty list keeps the base's lock.
+  if (!spec.space.lock_precision.empty())
+    a.calibration.target = Length::si(std::sqrt(3.0) * v.lock_precision);
   a.interposer.chips = v.chips;
   a.electronics.query_encoding = v.query_encoding;
   a.programming.block_tokens = v.block_tokens;
@@ -406,18 +430,24 @@ DesignResult search_designs(const PrismDesignSpec& spec, Context& ctx) {
       }
     const AcceleratorSpec a = design_accelerator(spec, c.variables);
     const CostReport cr = cost(a);
-    for (DesignConstraint& k : system_constraints(a, cr)) {
+    const double rings = static_cast<double>(cr.banks) * physical_rows(a) * a.interposer.chips *
+                         a.device.grid.channels;
+    const LockPower lp = lock_power(a, cr.tuner.lock, cr.thermal, rings);
+    for (DesignConstraint& k : system_constraints(a, cr, lp)) {
       if (!k.passed && c.removed_by.empty()) c.removed_by = k.name;
       c.constraints.push_back(std::move(k));
     }
     if (!c.removed_by.empty()) return;
     c.feasible = true;
     const int layers = static_cast<int>(spec.workload.model_layers);
-    c.figures = DesignFigures{.energy_per_query = cr.total_energy,
+    // The lock's power is static (it runs whether or not queries arrive): its share per query
+    // at the full system rate, like the cost model's static items.
+    c.figures = DesignFigures{.energy_per_query = cr.total_energy + lp.power / cr.system_qps,
                               .latency_per_query = cr.timeline.latency,
                               .latency_per_step = layers * cr.timeline.latency,
                               .query_interval = cr.timeline.interval,
-                              .static_power = cr.static_power_total,
+                              .static_power = cr.static_power_total + lp.power,
+                              .lock_power = lp.power,
                               .area = cr.area_total,
                               .passes = cr.timeline.passes};
   });

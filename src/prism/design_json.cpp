@@ -21,6 +21,7 @@ Json variables_json(const DesignVariables& v) {
           {"lock_precision_m", v.lock_precision},
           {"chips", v.chips},
           {"query_encoding", to_string(v.query_encoding)},
+          {"projection", v.projection},
           {"block_tokens", v.block_tokens},
           {"top_k", v.top_k}};
 }
@@ -47,6 +48,7 @@ Json design_candidate_json(const DesignCandidate& c) {
                     {"latency_per_step_s", f.latency_per_step},
                     {"query_interval_s", f.query_interval},
                     {"static_power_w", f.static_power},
+                    {"lock_power_w", f.lock_power},
                     {"area_m2", f.area},
                     {"passes", f.passes}};
   }

@@ -33,6 +33,9 @@ void DesignSpaceSpec::describe(config::Schema<DesignSpaceSpec>& s) {
   s.field("chips", &S::chips, "chips over the interposer")
       .range(std::int64_t{1}, std::int64_t{1024});
   s.field("query_encoding", &S::query_encoding, "query encodings: intensity, balanced");
+  s.field("projection", &S::projection,
+          "signature projections (kv_projection: pca, pca_qk, random, first; empty = the "
+          "spec's projection), each scored exactly beside the hardware");
   s.field("block_tokens", &S::block_tokens, "tokens per KV block")
       .range(std::int64_t{1}, std::int64_t{65536});
   s.field("top_k", &S::top_k, "blocks selected per KV head per step (k)")
@@ -44,8 +47,8 @@ void DesignSpaceSpec::describe(config::Schema<DesignSpaceSpec>& s) {
     const std::size_t lists[] = {
         v.ring_radius.size(),    v.q_loaded.size(), v.channel_spacing.size(), v.dim.size(),
         v.laser_power.size(),    v.rows.size(),     v.detection.size(),       v.weight_bits.size(),
-        v.lock_precision.size(), v.chips.size(),    v.query_encoding.size(),  v.block_tokens.size(),
-        v.top_k.size()};
+        v.lock_precision.size(), v.chips.size(),    v.query_encoding.size(),  v.projection.size(),
+        v.block_tokens.size(),   v.top_k.size()};
     std::uint64_t product = 1;
     for (const std::size_t n : lists) {
       const std::uint64_t m = std::max<std::size_t>(n, 1);
@@ -59,6 +62,9 @@ void DesignSpaceSpec::describe(config::Schema<DesignSpaceSpec>& s) {
     for (const std::string& e : v.query_encoding)
       if (e != "intensity" && e != "balanced")
         return fmt::format("query_encoding: '{}' is not one of intensity, balanced", e);
+    for (const std::string& e : v.projection)
+      if (e != "pca" && e != "pca_qk" && e != "random" && e != "first")
+        return fmt::format("projection: '{}' is not one of pca, pca_qk, random, first", e);
     for (const std::string& e : v.detection)
       if (e != "balanced" && e != "single_ended")
         return fmt::format("detection: '{}' is not one of balanced, single_ended", e);

@@ -34,16 +34,14 @@ struct Figures {
   double recall = 0, mass_recall = 0, ideal_recall = 0, ideal_mass_recall = 0;
 };
 
-// The front designs' recalls on `cache` (one kv::evaluate per (dim, block_tokens) with that
-// projection's ideal scorer as setup 0), each design's accelerator from `accelerator_of`.
+// The front designs' recalls on `cache` (one kv::evaluate per layout with that projection's
+// ideal scorer as setup 0), each design's accelerator from `accelerator_of`.
 template <class F>
-std::vector<Figures> front_recalls(const prism::PrismDesignSpec& spec, const kv::KvCache& cache,
-                                   const prism::DesignResult& r, F accelerator_of, Context& ctx) {
-  std::map<std::pair<int, int>, std::vector<std::size_t>> groups;  // -> positions in r.front
-  for (std::size_t p = 0; p < r.front.size(); ++p) {
-    const prism::DesignVariables& v = r.all[r.front[p]].variables;
-    groups[{v.dim, v.block_tokens}].push_back(p);
-  }
+std::vector<Figures> front_recalls(const kv::KvCache& cache, const prism::DesignResult& r,
+                                   F accelerator_of, Context& ctx) {
+  std::map<prism::DesignLayout, std::vector<std::size_t>> groups;  // -> positions in r.front
+  for (std::size_t p = 0; p < r.front.size(); ++p)
+    groups[prism::layout_of(r.all[r.front[p]].variables)].push_back(p);
   std::vector<Figures> out(r.front.size());
   for (const auto& [layout, members] : groups) {
     ctx.throw_if_cancelled("prism design robustness");
@@ -55,8 +53,7 @@ std::vector<Figures> front_recalls(const prism::PrismDesignSpec& spec, const kv:
     }
     std::sort(ks.begin(), ks.end());
     ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
-    const kv::EvalReport rep =
-        prism::score_layout(spec, cache, layout.first, layout.second, ks, accelerators, ctx);
+    const kv::EvalReport rep = prism::score_layout(cache, layout, ks, accelerators, ctx);
     for (std::size_t s = 1; s <= members.size(); ++s) {
       const std::size_t p = members[s - 1];
       const auto ki = static_cast<std::size_t>(
@@ -85,7 +82,7 @@ void add_robustness(RunBase& run, const DesignStudySpec& spec, const prism::Desi
   if (drift) {
     run.ctx.log().info("prism design: the front at drift {} pm", rb.drift_local_sigma.si() * 1e12);
     at_drift = front_recalls(
-        ds, *r.cache, r,
+        *r.cache, r,
         [&](const prism::DesignVariables& v) {
           prism::AcceleratorSpec a = prism::design_accelerator(ds, v);
           a.impairments.drift_local_sigma = rb.drift_local_sigma;
@@ -106,7 +103,7 @@ void add_robustness(RunBase& run, const DesignStudySpec& spec, const prism::Desi
     run.ctx.log().info("prism design: the front on profile {}", rb.profile);
     const kv::KvCache cache = kv::generate_kv_cache(other.workload, run.ctx);
     on_profile = front_recalls(
-        other, cache, r,
+        cache, r,
         [&](const prism::DesignVariables& v) { return prism::design_accelerator(other, v); },
         run.ctx);
   }

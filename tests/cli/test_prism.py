@@ -174,14 +174,67 @@ target: {target}
         self.assertEqual({c["name"]: c["removed"] for c in j["removal"]}["crosstalk"], 8)
         self.assertEqual(j["scored_tuples"], 2)
 
+    def test_the_projection_is_a_design_variable_scored_exactly_beside_the_hardware(self):
+        # Two projections of the same device: two layouts, two recall tuples.
+        r = run("prism", "design", str(self.design("{projection: [pca, random]}")), "--json")
+        self.assertExit(r, 0)
+        j = r.json()
+        self.assertEqual((j["candidates"], j["feasible"], j["scored_tuples"]), (2, 2, 2))
+        # Each alone: the ideal (exact, no hardware) figure is the projection's own, PCA's
+        # above random's at d = 32.
+        ideal = {}
+        for p in ("pca", "random"):
+            one = run("prism", "design", str(self.design(f"{{projection: [{p}]}}")), "--json")
+            self.assertExit(one, 0)
+            f = one.json()["front"][0]
+            self.assertEqual(f["variables"]["projection"], p)
+            ideal[p] = f["figures"]["ideal_mass_recall"]
+        self.assertGreater(ideal["pca"], ideal["random"])
+        # The lock is priced and checked: the base's +-2 pm in a few halvings, micro-watts.
+        best = j["front"][0]
+        lock = {c["name"]: c for c in best["constraints"]}["lock"]
+        self.assertTrue(lock["passed"])
+        self.assertGreater(lock["margin"], 0)
+        self.assertGreater(best["figures"]["lock_power_w"], 0)
+        self.assertLess(best["figures"]["lock_power_w"], 1e-3 * best["figures"]["static_power_w"])
+
     def test_a_bad_space_key_is_exit_2_naming_it(self):
         r = run("prism", "design", str(self.design("{radius: [10 um]}")))
         self.assertInputError(r, "radius")
         r = run("prism", "design", str(self.design("{query_encoding: [coherent]}")))
         self.assertInputError(r, "query_encoding", "coherent")
+        r = run("prism", "design", str(self.design("{projection: [svd]}")))
+        self.assertInputError(r, "projection", "svd")
         r = run("prism", "design", str(self.design("{q_loaded: [5e4]}",
                                                    "{metric: recall, recall: 1.5}")))
         self.assertInputError(r, "recall")
+
+
+class PrismDesignStudy(CliTest):
+    """The `prism_design` study's GPU tables at a small size (issue 23: deterministic for any
+    thread count): vs_gpu and step_costs byte for byte at --threads 1 and 2."""
+
+    def test_gpu_tables_are_equal_at_one_and_two_threads(self):
+        files = []
+        for threads in (1, 2):
+            out = self.tmp / f"t{threads}"
+            # 32 blocks of 128 tokens, k = 8 (at k >= the blocks every selector is exact).
+            r = run("--threads", threads, "study", "run", "prism_design", "--quick",
+                    "--set", "design.workload.tokens=4096", "--set", "design.workload.steps=1",
+                    "--set", "design.space.top_k=[8]", "--set", "baselines.batches=[1,8]",
+                    "--set", "baselines.gpus=[h100]", "--set", 'robustness.profile=""',
+                    "--out", out, "-q", timeout=600)
+            self.assertExit(r, 0)
+            files.append({name: (out / f"prism_design_{name}.csv").read_text()
+                          for name in ("vs_gpu", "step_costs")})
+        one, two = files
+        for name in ("vs_gpu", "step_costs"):
+            self.assertEqual(one[name], two[name], f"{name} differs between 1 and 2 threads")
+            rows = one[name].strip().splitlines()
+            self.assertGreater(len(rows), 2, name)
+        for selector in ("mean_key", "quest", "dsa_indexer", "faiss_ivfpq"):
+            self.assertIn(selector, one["vs_gpu"])
+            self.assertIn(selector, one["step_costs"])
 
 
 class PrismScorer(CliTest):

@@ -6,14 +6,15 @@
 //
 // Enumeration: the cartesian product of the axes in a fixed order (device axes outermost:
 // ring_radius, q_loaded, channel_spacing, dim, laser_power, rows, detection; then weight_bits,
-// lock_precision, chips, query_encoding, block_tokens, top_k); candidate i's index is its
-// position in that order. Pruning: the device checks (photonics::check_feasibility) run once per
-// distinct device tuple; a failed device removes every candidate built on it without building
-// them. Then, per candidate, the die (reticle), TEC steady state and heater lock range (cost.h,
-// die.h). Each removed candidate is charged to the first constraint it fails in this order.
-// Recall is computed only for feasible candidates, once per distinct selection-relevant tuple
-// (every axis but chips and top_k: fan-out scales the laser so each chip receives the same
-// power, and k does not change the scores), all ks in one kv::evaluate per (dim, block_tokens).
+// lock_precision, chips, query_encoding, projection, block_tokens, top_k); candidate i's index is
+// its position in that order. Pruning: the device checks (photonics::check_feasibility) run once
+// per distinct device tuple; a failed device removes every candidate built on it without building
+// them. Then, per candidate, the die (reticle), TEC steady state, heater lock range (cost.h,
+// die.h) and the lock's binary search (lock_power.h). Each removed candidate is charged to the
+// first constraint it fails in this order. Recall is computed only for feasible candidates, once
+// per distinct selection-relevant tuple (every axis but chips and top_k: fan-out scales the laser
+// so each chip receives the same power, and k does not change the scores), all ks in one
+// kv::evaluate per layout (dim, block_tokens, projection).
 #pragma once
 
 #include <cstdint>
@@ -50,6 +51,7 @@ struct DesignSpaceSpec {
   std::vector<Length> lock_precision{};     // rms resonance error the bias lock leaves
   std::vector<std::int64_t> chips{};
   std::vector<std::string> query_encoding{};  // intensity, balanced
+  std::vector<std::string> projection{};      // kv_projection names (empty: spec.projection)
   std::vector<std::int64_t> block_tokens{};
   std::vector<std::int64_t> top_k{};
   static void describe(config::Schema<DesignSpaceSpec>& s);
@@ -73,7 +75,9 @@ struct PrismDesignSpec {
   AcceleratorSpec accelerator{};  // the base: every field the space does not set
   // The workload: a calibrated synthetic KV profile; `tokens` is the context.
   kv::KvGeneratorSpec workload{};
-  std::string projection = "pca";  // kv_projection fitted once per head, shared by candidates
+  // The kv_projection fitted once per head and layout, shared by candidates (the default of
+  // space.projection).
+  std::string projection = "pca";
   DesignSpaceSpec space{};
   DesignTargetSpec target{};
   static void describe(config::Schema<PrismDesignSpec>& s);
@@ -90,14 +94,24 @@ struct DesignVariables {
   double lock_precision = 0;  // m
   int chips = 0;
   QueryEncoding query_encoding = QueryEncoding::intensity;
+  std::string projection{};  // kv_projection of the signatures
   int block_tokens = 0, top_k = 0;
 };
+
+// What one kv::evaluate of the search shares: the signatures' dimension, block size and
+// projection (fitted once per head for the layout).
+struct DesignLayout {
+  int dim = 0, block_tokens = 0;
+  std::string projection{};
+  auto operator<=>(const DesignLayout&) const = default;
+};
+DesignLayout layout_of(const DesignVariables& v);
 
 // A named constraint of one candidate: passed when value <= limit ("at_most") or value >=
 // limit ("at_least"); margin = limit - value or value - limit (negative: violated), in unit.
 struct DesignConstraint {
   std::string name{};  // ring, aliasing, crosstalk, weight_range, tuning_range, thermal_budget,
-                       // link_budget, reticle, tec, lock_range
+                       // link_budget, reticle, tec, lock_range, lock
   bool passed = true;
   double value = 0, limit = 0, margin = 0;
   std::string unit{}, sense{}, message{};
@@ -109,11 +123,13 @@ struct DesignFigures {
   // signatures alone allow, so a shortfall can be told apart from the photonics' (kv
   // "signature" scorer).
   double ideal_recall = 0, ideal_mass_recall = 0;
-  double energy_per_query = 0;   // J, CostReport::total_energy (static shares at full rate)
+  double energy_per_query = 0;   // J, CostReport::total_energy + lock_power / system rate
+                                 // (static shares at full rate)
   double latency_per_query = 0;  // s, one KV head's selection
   double latency_per_step = 0;   // s, model_layers x latency_per_query (layers in sequence)
   double query_interval = 0;     // s between back-to-back queries on one bank (Timeline)
-  double static_power = 0;       // W
+  double static_power = 0;       // W, the cost model's static power + lock_power
+  double lock_power = 0;         // W, the bias lock's relocks (lock_power.h), all rings
   double area = 0;               // m^2, all chips
   int passes = 1;
 };
@@ -151,12 +167,12 @@ struct DesignResult {
   std::shared_ptr<const kv::KvCache> cache{};
 };
 
-// Recall on one (dim, block_tokens) layout of `cache`: one kv::evaluate at `ks` (sorted,
-// unique) with spec's projection fitted once at `dim`; setup 0 is that projection's exact
-// scorer ("ideal"), then one Prism scorer per accelerator, in order. The search and the study's
-// robustness of the front score through it.
-kv::EvalReport score_layout(const PrismDesignSpec& spec, const kv::KvCache& cache, int dim,
-                            int block_tokens, const std::vector<std::int64_t>& ks,
+// Recall on one layout of `cache`: one kv::evaluate at `ks` (sorted, unique) with the layout's
+// projection fitted once at its dim; setup 0 is that projection's exact scorer ("ideal"), then
+// one Prism scorer per accelerator, in order. The search and the study's robustness of the
+// front score through it.
+kv::EvalReport score_layout(const kv::KvCache& cache, const DesignLayout& layout,
+                            const std::vector<std::int64_t>& ks,
                             const std::vector<AcceleratorSpec>& accelerators, Context& ctx);
 
 // Every candidate of `spec` in enumeration order (variables only).
