@@ -15,6 +15,7 @@
 #include "lightsim/model/params.h"
 #include "lightsim/prefill/evaluate.h"
 #include "lightsim/prefill/plan.h"
+#include "lightsim/serve/pool_plans.h"
 
 namespace lightsim::serve {
 
@@ -34,11 +35,7 @@ class RooflineStepModel final : public StepModel {
     // not depend on the capacity (prefill/evaluate.cpp uses it only for the memory check).
     timing_topology_ = topology_;
     timing_topology_.gpu.hbm_capacity = DataSize::si(1e18);
-    prefill_.model = scenario.model;
-    prefill_.name = scenario.name;
-    prefill_.dtypes = scenario.dtypes;
-    prefill_.hbm_usable_fraction = scenario.hbm_usable_fraction;
-    prefill_.requests = 1;
+    prefill_ = prefill_scenario_of(scenario);
     plan_ = prefill::parse_plan(pool.plan, gpus_);
     LIGHTSIM_CHECK_AS(ConfigError, plan_.gpus() == gpus_,
                       "{}.plan: '{}' uses {} GPUs, the pool's gpus_per_instance is {}", pool_name_,
@@ -60,16 +57,7 @@ class RooflineStepModel final : public StepModel {
       attention_ = decode::Attention::prism;
     }
     if (!pool.decode_plan.empty()) {
-      decode::ScaleSetup setup;
-      setup.scenario.name = scenario.name;
-      setup.scenario.model = scenario.model;
-      setup.scenario.dtypes = scenario.dtypes;
-      setup.scenario.fabric = pool.fabric;
-      setup.scenario.gpus = gpus_;
-      setup.scenario.hbm_usable_fraction = scenario.hbm_usable_fraction;
-      setup.model = model;
-      setup.topology = topology_;
-      scale_.emplace(setup);
+      scale_.emplace(scale_setup_of(scenario, model, pool.fabric, gpus_));
       try {
         scale_plan_ = decode::parse_plan(pool.decode_plan, gpus_);
       } catch (const InputError& e) {
@@ -143,7 +131,7 @@ class RooflineStepModel final : public StepModel {
   // (integers below 16) with linear interpolation; one prefill Evaluator per grid point. The
   // Evaluator needs >= 2 tokens per sequence (two zig-zag chunks), so T(n < 2) = T(2) n / 2.
   double prompt_time(double n) const {
-    const int i = std::max(2, grid_index(n));
+    const int i = std::max(grid_index(static_cast<double>(kSmallestPrompt)), grid_index(n));
     const double x0 = grid_value(i), x1 = grid_value(i + 1);
     const double a = grid_time(i);
     if (n <= x0) return a * n / x0;

@@ -5,10 +5,14 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
 
+#include "lightsim/core/config_files.h"
+#include "lightsim/model/transformer.h"
+#include "lightsim/serve/pool_plans.h"
 #include "lightsim/serve/run.h"
 #include "lightsim/studies/runner.h"
 #include "lightsim/studies/serving.h"
@@ -215,17 +219,111 @@ void add_charts(ServingRun& run) {
   run.chart(ratio);
 }
 
-// The study's spec with each arm's searched splits after its stated ones.
-ServingStudySpec with_searched_splits(const ServingStudySpec& in) {
-  ServingStudySpec out = in;
-  for (ServingArmSpec& arm : out.arms)
-    for (ServingSplitSpec& s : searched_splits(arm.split_search))
-      arm.splits.push_back(std::move(s));
+// A plan chosen by a plan search (serve/pool_plans.h), for the `plans` table.
+struct PlanRow {
+  std::string arm, split, pool, plan;
+  std::int64_t gpus = 0, at = 0;  // GPUs of the instance; prompt tokens or decode keys
+  std::int64_t candidates = 0, evaluated = 0, feasible = 0, batch = 0;
+  double time = 0;  // s: one prompt's latency (prefill) or the TPOT (decode)
+  double tokens_per_s_per_gpu = 0;
+};
+
+struct SearchedSpec {
+  ServingStudySpec spec;
+  std::vector<PlanRow> plans;
+};
+
+// The study's spec with each arm's searched splits after its stated ones; with search_plans,
+// their plans from the plan searches (one prefill search per arm: its instances are the same
+// for every split; one decode search per decode pool size).
+SearchedSpec with_searched_splits(const ServingRun& run) {
+  SearchedSpec out{.spec = run.spec, .plans = {}};
+  const serve::ScenarioSpec& base = run.spec.scenario.get();
+  std::optional<model::Transformer> model;
+  for (ServingArmSpec& arm : out.spec.arms) {
+    const ServingSplitSearchSpec& x = arm.split_search;
+    std::vector<ServingSplitSpec> found = searched_splits(x);
+    if (x.search_plans && !found.empty()) {
+      if (!model)
+        model = model::load_hf_config(
+            config::find_named(base.model, "models", run.presets.roots_only(), "model"));
+      const std::string where = fmt::format("arms '{}'.split_search", arm.name);
+      const serve::PrefillPlanChoice pre =
+          serve::choose_prefill_plan(base, *model, arm.fabric, x.prefill_gpus_per_instance,
+                                     x.plan_prompt, where, run.ctx.cancel_flag());
+      for (ServingSplitSpec& s : found) {
+        const serve::DecodePlanChoice dec = serve::choose_decode_plan(
+            base, *model, arm.fabric, s.decode_gpus_per_instance, x.plan_context, where);
+        s.prefill_plan = pre.plan;
+        s.decode_plan = dec.plan;
+        s.max_batch = dec.batch;
+        out.plans.push_back(
+            {.arm = arm.name,
+             .split = s.name,
+             .pool = "prefill",
+             .plan = pre.plan,
+             .gpus = x.prefill_gpus_per_instance,
+             .at = x.plan_prompt,
+             .candidates = pre.evaluated,
+             .evaluated = pre.evaluated,
+             .feasible = pre.feasible,
+             .batch = 1,
+             .time = pre.latency,
+             .tokens_per_s_per_gpu = static_cast<double>(x.plan_prompt) / pre.latency /
+                                     static_cast<double>(x.prefill_gpus_per_instance)});
+        out.plans.push_back({.arm = arm.name,
+                             .split = s.name,
+                             .pool = "decode",
+                             .plan = dec.plan,
+                             .gpus = s.decode_gpus_per_instance,
+                             .at = x.plan_context,
+                             .candidates = dec.plans,
+                             .evaluated = dec.evaluated,
+                             .feasible = dec.feasible,
+                             .batch = dec.batch,
+                             .time = dec.tpot,
+                             .tokens_per_s_per_gpu = dec.tokens_per_s_per_gpu});
+      }
+    }
+    for (ServingSplitSpec& s : found) arm.splits.push_back(std::move(s));
+  }
   return out;
 }
 
+void add_plans_table(ServingRun& run, const std::vector<PlanRow>& plans) {
+  run.table("plans",
+            "Plans chosen by the plan searches of each searched split (prefill: lowest latency "
+            "of one prompt; decode: most tokens/s per GPU under the TPOT target)",
+            {{"arm", ""},
+             {"split", ""},
+             {"pool", ""},
+             {"plan", ""},
+             {"gpus", ""},
+             {"at_tokens", "tokens"},
+             {"candidates", ""},
+             {"evaluated", ""},
+             {"feasible", ""},
+             {"batch", ""},
+             {"time", "ms"},
+             {"tokens_per_s_per_gpu", "1/s"}});
+  for (const PlanRow& p : plans)
+    run.add_row("plans", {{"arm", p.arm},
+                          {"split", p.split},
+                          {"pool", p.pool},
+                          {"plan", p.plan},
+                          {"gpus", p.gpus},
+                          {"at_tokens", p.at},
+                          {"candidates", p.candidates},
+                          {"evaluated", p.evaluated},
+                          {"feasible", p.feasible},
+                          {"batch", p.batch},
+                          {"time", 1e3 * p.time},
+                          {"tokens_per_s_per_gpu", p.tokens_per_s_per_gpu}});
+}
+
 void evaluate(ServingRun& run) {
-  const ServingStudySpec spec = with_searched_splits(run.spec);
+  const SearchedSpec searched = with_searched_splits(run);
+  const ServingStudySpec& spec = searched.spec;
   // Part a: every arm x traffic x split x load.
   std::vector<Point> grid;
   for (std::size_t a = 0; a < spec.arms.size(); ++a)
@@ -269,38 +367,50 @@ void evaluate(ServingRun& run) {
             {{"arm", ""},
              {"traffic", ""},
              {"split", ""},
+             {"prefill_plan", ""},
+             {"decode_plan", ""},
+             {"max_batch", ""},
              {"load_per_gpu", "1/s"},
              {"goodput_per_gpu", "1/s"},
              {"goodput_per_kw", "1/s"},
              {"requests_per_usd", ""},
              {"slo_attainment", ""},
              {"best", ""}});
+  // Point i is better than j: it meets the attainment floor and j does not, or both or
+  // neither do and its goodput per GPU is higher (ties: the first stays).
+  const auto meets = [&](std::size_t i) {
+    return out[i].sim.slo_attainment >= spec.attainment_floor;
+  };
+  const auto better = [&](std::size_t i, std::size_t j) {
+    if (meets(i) != meets(j)) return meets(i);
+    return out[i].power.goodput_per_s_per_gpu > out[j].power.goodput_per_s_per_gpu;
+  };
   std::map<std::tuple<std::size_t, std::string, std::size_t>, std::size_t> best_load;
   std::map<std::pair<std::size_t, std::string>, std::size_t> best_split;
   for (std::size_t i = 0; i < part_b; ++i) {
     const Point& p = grid[i];
     const auto key = std::make_tuple(p.arm, p.traffic, p.split);
     auto it = best_load.find(key);
-    if (it == best_load.end() ||
-        out[i].power.goodput_per_s_per_gpu > out[it->second].power.goodput_per_s_per_gpu)
-      best_load[key] = i;
+    if (it == best_load.end() || better(i, it->second)) best_load[key] = i;
   }
   for (const auto& [key, i] : best_load) {
     const auto k = std::make_pair(std::get<0>(key), std::get<1>(key));
     auto it = best_split.find(k);
-    if (it == best_split.end() ||
-        out[i].power.goodput_per_s_per_gpu > out[it->second].power.goodput_per_s_per_gpu)
-      best_split[k] = i;
+    if (it == best_split.end() || better(i, it->second)) best_split[k] = i;
   }
   for (std::size_t a = 0; a < spec.arms.size(); ++a)
     for (const ServingTrafficSpec& t : spec.traffics)
       for (std::size_t s = 0; s < spec.arms[a].splits.size(); ++s) {
         const std::size_t i = best_load.at({a, t.name, s});
         const Outcome& o = out[i];
+        const ServingSplitSpec& split = spec.arms[a].splits[s];
         run.add_row("splits",
                     {{"arm", spec.arms[a].name},
                      {"traffic", t.name},
-                     {"split", spec.arms[a].splits[s].name},
+                     {"split", split.name},
+                     {"prefill_plan", split.prefill_plan},
+                     {"decode_plan", split.decode_plan},
+                     {"max_batch", split.max_batch},
                      {"load_per_gpu", grid[i].load},
                      {"goodput_per_gpu", o.power.goodput_per_s_per_gpu},
                      {"goodput_per_kw", o.power.goodput_per_s_per_kw},
@@ -308,6 +418,7 @@ void evaluate(ServingRun& run) {
                      {"slo_attainment", o.sim.slo_attainment},
                      {"best", std::string(best_split.at({a, t.name}) == i ? "yes" : "")}});
       }
+  add_plans_table(run, searched.plans);
 
   run.table("latency_cdf", "TTFT and TPOT quantiles at each arm's best split and load",
             {{"arm", ""}, {"traffic", ""}, {"metric", ""}, {"quantile", ""}, {"latency", "s"}});
@@ -422,8 +533,20 @@ void ServingSplitSearchSpec::describe(config::Schema<ServingSplitSearchSpec>& s)
   s.field("decode_gpus", &ServingSplitSearchSpec::decode_gpus,
           "decode pool sizes tried (GPUs of the one decode instance; empty: no search)");
   s.field("batch_per_decode_gpu", &ServingSplitSearchSpec::batch_per_decode_gpu,
-          "requests resident per decode GPU (the decode instance's max_batch / n)")
+          "requests resident per decode GPU (the decode instance's max_batch / n; ignored with "
+          "search_plans)")
       .range(std::int64_t{1}, std::int64_t{1} << 16);
+  s.field("search_plans", &ServingSplitSearchSpec::search_plans,
+          "choose each pool's plan by the plan searches (prefill: lowest latency of one "
+          "plan_prompt prompt; decode: most tokens/s per GPU at plan_context under the "
+          "scenario's TPOT target, its batch the max_batch) instead of prefill_plan and "
+          "DPA=n,EP=n");
+  s.field("plan_prompt", &ServingSplitSearchSpec::plan_prompt,
+          "search_plans: prompt tokens the prefill plan is chosen for")
+      .range(std::int64_t{2}, std::int64_t{1} << 22);
+  s.field("plan_context", &ServingSplitSearchSpec::plan_context,
+          "search_plans: keys per sequence the decode plan is chosen at")
+      .range(std::int64_t{1}, std::int64_t{1} << 22);
   s.rule([](const ServingSplitSearchSpec& x) -> std::optional<std::string> {
     for (const std::int64_t n : x.decode_gpus) {
       const std::int64_t rest = x.total_gpus - n;
@@ -441,7 +564,7 @@ std::vector<ServingSplitSpec> searched_splits(const ServingSplitSearchSpec& x) {
   std::vector<ServingSplitSpec> out;
   for (const std::int64_t n : x.decode_gpus) {
     const std::int64_t prefill = x.total_gpus - n;
-    out.push_back({.name = fmt::format("P{}+D{}", prefill, n),
+    out.push_back({.name = fmt::format("P{}+D{}{}", prefill, n, x.search_plans ? " searched" : ""),
                    .prefill_instances = prefill / x.prefill_gpus_per_instance,
                    .prefill_gpus_per_instance = x.prefill_gpus_per_instance,
                    .prefill_plan = x.prefill_plan,
@@ -488,6 +611,10 @@ void ServingStudySpec::describe(config::Schema<ServingStudySpec>& s) {
       .range(std::int64_t{0}, std::int64_t{1} << 24);
   s.field("cdf_points", &ServingStudySpec::cdf_points, "quantile steps of the latency CDFs")
       .range(std::int64_t{2}, std::int64_t{1000});
+  s.field("attainment_floor", &ServingStudySpec::attainment_floor,
+          "best load and split: points with SLO attainment >= this win over points below it "
+          "(0: the highest goodput per GPU wins)")
+      .range(0.0, 1.0);
   s.rule([](const ServingStudySpec& st) -> std::optional<std::string> {
     if (st.arms.size() < 2) return "'arms' needs at least two fabrics to compare";
     if (st.traffics.empty()) return "'traffics' needs at least one traffic";

@@ -39,8 +39,14 @@ struct ServingSplitSpec {
 // "DPA=n,EP=n" (attention data-parallel, experts over all n) and max_batch
 // batch_per_decode_gpu x n, and (total_gpus - n) / prefill_gpus_per_instance prefill instances
 // of prefill_plan. Each candidate is named "P<prefill GPUs>+D<n>" and runs at every load like
-// a stated split; the study's `splits` table marks the best per arm and traffic. Only the pool
-// sizes are searched: the plans follow from them (one plan family per pool).
+// a stated split; the study's `splits` table marks the best per arm and traffic.
+//
+// With search_plans (issue 21 part 5a, "the best pool split and plans on each"), the plans are
+// searched too (serve/pool_plans.h): the prefill plan of prefill_gpus_per_instance GPUs with
+// the lowest latency for one plan_prompt-token prompt (prefill_plan ignored), and the decode
+// plan of n GPUs with the most tokens/s per GPU at plan_context keys under the scenario's TPOT
+// target, its batch the instance's max_batch (batch_per_decode_gpu ignored). The candidates
+// are named "P<prefill GPUs>+D<n> searched".
 struct ServingSplitSearchSpec {
   static constexpr std::string_view kind = "serving_split_search";
   std::int64_t total_gpus = 0;  // GPUs of both pools together
@@ -48,10 +54,14 @@ struct ServingSplitSearchSpec {
   std::string prefill_plan = "EP=8";
   std::vector<std::int64_t> decode_gpus{};  // decode pool sizes tried (empty: no search)
   std::int64_t batch_per_decode_gpu = 128;  // requests resident per decode GPU
+  bool search_plans = false;                // plans from the plan searches, not the family
+  std::int64_t plan_prompt = 2048;          // tokens: prompt the prefill plan is chosen for
+  std::int64_t plan_context = 4096;         // keys: context the decode plan is chosen at
   static void describe(config::Schema<ServingSplitSearchSpec>& s);
 };
 
-// The splits of a search, in the order of decode_gpus.
+// The splits of a search, in the order of decode_gpus, with the family plans (DPA=n,EP=n and
+// prefill_plan) whether or not search_plans is set: the names and pool sizes are these.
 std::vector<ServingSplitSpec> searched_splits(const ServingSplitSearchSpec& s);
 
 // One fabric under test: the pools' fabric, the tier the KV crosses, its cost model and the
@@ -91,6 +101,11 @@ struct ServingStudySpec {
   serve::LengthSpec context_output{};
   std::int64_t requests = 0;     // requests per run; 0: the scenario's
   std::int64_t cdf_points = 20;  // quantiles of the latency CDFs
+  // Part a's best load and split: among the points whose SLO attainment is at least this, the
+  // highest goodput per GPU (any point when none is). Goodput here is offered rate x
+  // attainment, which still grows past saturation; DistServe's goodput is the highest rate
+  // holding a target attainment (Zhong et al., OSDI 2024: 90 %). 0: no floor.
+  double attainment_floor = 0;
   static void describe(config::Schema<ServingStudySpec>& s);
 };
 

@@ -3,6 +3,7 @@
 // nothing; with their real bandwidths they differ.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 #include <variant>
 #include <vector>
@@ -103,6 +104,86 @@ TEST(ServingStudy, TwoArmsOfOneNameAreAConfigError) {
     EXPECT_NE(std::string(e.what()).find("arms[1]: name 'copper' is taken"), std::string::npos)
         << e.what();
   }
+}
+
+const report::NamedTable& table(const report::StudyResult& r, const std::string& name) {
+  for (const report::NamedTable& t : r.tables)
+    if (t.name == name) return t;
+  throw std::runtime_error("no table " + name);
+}
+
+// A numeric cell as a double (tables hold counts as integers, figures as doubles).
+double num(const Cell& c) {
+  if (const auto* i = std::get_if<std::int64_t>(&c)) return static_cast<double>(*i);
+  return std::get<double>(c);
+}
+
+std::size_t column_index(const report::NamedTable& t, const std::string& name) {
+  std::size_t c = 0;
+  while (t.table.columns()[c].name != name) ++c;
+  return c;
+}
+
+// With search_plans each searched split runs the plans the searches chose: the `plans` table
+// lists a prefill and a decode plan per split with their candidate counts, every decode plan
+// meets the scenario's 50 ms TPOT target, and the `splits` table runs those plans with the
+// decode search's batch as max_batch.
+TEST(ServingStudy, SearchedPlansAreReportedAndRun) {
+  Registry registry;
+  register_all(registry);
+  const config::LoadOptions load = testing::shipped_configs();
+  StudyInput in = make_input("serving", default_config("serving", load), load, Size::quick);
+  const std::string arm_search =
+      "split_search: {total_gpus: 48, prefill_gpus_per_instance: 8, decode_gpus: [16, 24], "
+      "search_plans: true, plan_prompt: 1024, plan_context: 2048}";
+  config::apply_assignment(in.document,
+                           "arms=[{name: copper, fabric: seed_copper_1152, kv_tier: 1, cost_model: "
+                           "copper_nvl72, " +
+                               arm_search +
+                               "}, {name: photonic, fabric: "
+                               "photonic_4x_1152, kv_tier: 0, cost_model: photonic_pod_1152, " +
+                               arm_search + "}]");
+  config::apply_assignment(in.document,
+                           "traffics=[{name: chat, prompt: {distribution: fixed, median: 1024}, "
+                           "output: {distribution: fixed, median: 16}, loads: [1]}]");
+  config::apply_assignment(in.document, "contexts=[]");
+  config::apply_assignment(in.document, "requests=100");
+  Context ctx(ContextOptions{.seed = 3, .threads = 1});
+  const report::StudyResult r = study_family(registry).get("serving")(in, ctx);
+
+  const report::NamedTable& plans = table(r, "plans");
+  ASSERT_EQ(plans.table.rows().size(), 8u);  // 2 arms x 2 splits x (prefill, decode)
+  const std::size_t pool = column_index(plans, "pool"), plan = column_index(plans, "plan"),
+                    time = column_index(plans, "time"), cand = column_index(plans, "candidates"),
+                    batch = column_index(plans, "batch"), split = column_index(plans, "split");
+  const report::NamedTable& splits = table(r, "splits");
+  const std::size_t s_split = column_index(splits, "split"),
+                    s_decode = column_index(splits, "decode_plan"),
+                    s_prefill = column_index(splits, "prefill_plan"),
+                    s_batch = column_index(splits, "max_batch"),
+                    s_arm = column_index(splits, "arm");
+  const std::size_t p_arm = column_index(plans, "arm");
+  std::size_t matched = 0;
+  for (const auto& row : plans.table.rows()) {
+    EXPECT_GT(num(row[cand]), 1);
+    const std::string which = std::get<std::string>(row[pool]);
+    if (which == "decode") {
+      EXPECT_LE(num(row[time]), 50.0);
+    }
+    for (const auto& s : splits.table.rows()) {
+      if (std::get<std::string>(s[s_split]) != std::get<std::string>(row[split]) ||
+          std::get<std::string>(s[s_arm]) != std::get<std::string>(row[p_arm]))
+        continue;
+      ++matched;
+      if (which == "decode") {
+        EXPECT_EQ(std::get<std::string>(s[s_decode]), std::get<std::string>(row[plan]));
+        EXPECT_EQ(num(s[s_batch]), num(row[batch]));
+      } else {
+        EXPECT_EQ(std::get<std::string>(s[s_prefill]), std::get<std::string>(row[plan]));
+      }
+    }
+  }
+  EXPECT_EQ(matched, 8u);  // one traffic: each plan row meets its split's one row
 }
 
 }  // namespace
