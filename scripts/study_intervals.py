@@ -3,7 +3,7 @@
 
 Usage:
     scripts/study_intervals.py --lightsim build/bin/lightsim [--threads 2] [--size default]
-        [--study impairments --study context ...] [--out DIR]
+        [--study impairments --study context ...] [--out DIR] [--claims FILE]
 
 Runs `lightsim -q --threads T study run NAME [--quick|--full] --out DIR/NAME` for each study,
 times it (wall, and user+sys CPU of the child), reads DIR/NAME/NAME.json and prints one
@@ -11,6 +11,9 @@ markdown row per study: the claims with a sampled figure (`ours_ci95` present), 
 half-width among the recalls (claims whose id contains "recall" or "hit") and among all claims,
 each with its claim id, and how many claims exceed +-0.03. Figures are what the studies report
 (the kv module's 1.96 standard errors over query samples; docs/studies.md "intervals").
+With --claims FILE, also appends one JSON line per claim to FILE (study, size, id, unit,
+verdict, seed_value, ours, ours_ci95): the input for comparing verdicts between sizes (the
+"smallest size that supports a verdict" table of docs/studies.md).
 Debian's python3, standard library only.
 """
 import argparse
@@ -44,6 +47,7 @@ def main():
     ap.add_argument("--size", choices=["quick", "default", "full"], default="default")
     ap.add_argument("--study", action="append")
     ap.add_argument("--out", default="/tmp/study_intervals")
+    ap.add_argument("--claims", help="append each claim as a JSON line to this file")
     args = ap.parse_args()
     rows = []
     for name in args.study or STUDIES:
@@ -65,6 +69,13 @@ def main():
             continue
         result = json.loads((out / f"{name}.json").read_text())
         claims = result.get("claims", [])
+        if args.claims:
+            with open(args.claims, "a") as f:
+                for c in claims:
+                    f.write(json.dumps({"study": name, "size": args.size, "id": c["id"],
+                                        "unit": c.get("unit", ""), "verdict": c["verdict"],
+                                        "seed_value": c.get("seed_value"), "ours": c.get("ours"),
+                                        "ours_ci95": c.get("ours_ci95")}) + "\n")
         sampled = [c for c in claims if c.get("ours_ci95") is not None]
         rec = widest(claims, lambda i: "recall" in i or "hit" in i)
         anyc = widest(claims, lambda i: True)

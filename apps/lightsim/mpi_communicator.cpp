@@ -1,6 +1,7 @@
 // MPI_COMM_WORLD behind sweep::Communicator (apps/lightsim/mpi_communicator.h).
 #include "mpi_communicator.h"
 
+#include <cstdint>
 #include <cstdlib>
 
 #include "lightsim/core/error.h"
@@ -65,8 +66,24 @@ class MpiCommunicator final : public sweep::Communicator {
     check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "init");
     check(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "rank");
     check(MPI_Comm_size(MPI_COMM_WORLD, &size_), "size");
+    // The shared counter: one unsigned 64-bit integer in rank 0's window, in one passive-target
+    // epoch for the whole run (MPI-4.0 sections 12.3.2, 12.3.4, 12.5.3). Under OpenMPI on one
+    // node the window is shared memory (osc/sm) and an atomic; across nodes it is a network
+    // atomic where the transport has one (osc/rdma, osc/ucx), else rank 0 serves it when it
+    // next enters MPI (between its own chunks).
+    const MPI_Aint bytes = rank_ == 0 ? sizeof(std::uint64_t) : 0;
+    check(MPI_Win_allocate(bytes, sizeof(std::uint64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &counter_,
+                           &window_),
+          "window allocation");
+    check(MPI_Win_lock_all(MPI_MODE_NOCHECK, window_), "window lock");
+    if (rank_ == 0) reset_counter();
+    check(MPI_Barrier(MPI_COMM_WORLD), "barrier");  // nobody draws before it is 0
   }
-  ~MpiCommunicator() override { MPI_Finalize(); }
+  ~MpiCommunicator() override {
+    MPI_Win_unlock_all(window_);
+    MPI_Win_free(&window_);
+    MPI_Finalize();
+  }
   MpiCommunicator(const MpiCommunicator&) = delete;
   MpiCommunicator& operator=(const MpiCommunicator&) = delete;
 
@@ -102,8 +119,26 @@ class MpiCommunicator final : public sweep::Communicator {
     return parts;
   }
 
+  std::size_t fetch_add(std::size_t n) override {
+    const std::uint64_t add = n;
+    std::uint64_t before = 0;
+    check(MPI_Fetch_and_op(&add, &before, MPI_UINT64_T, 0, 0, MPI_SUM, window_), "fetch-and-add");
+    check(MPI_Win_flush(0, window_), "window flush");
+    return static_cast<std::size_t>(before);
+  }
+
+  void reset_counter() override {
+    const std::uint64_t zero = 0;
+    std::uint64_t before = 0;
+    check(MPI_Fetch_and_op(&zero, &before, MPI_UINT64_T, 0, 0, MPI_REPLACE, window_),
+          "counter reset");
+    check(MPI_Win_flush(0, window_), "window flush");
+  }
+
  private:
   int rank_ = 0, size_ = 1;
+  std::uint64_t* counter_ = nullptr;  // rank 0's window (unused elsewhere)
+  MPI_Win window_ = MPI_WIN_NULL;
 };
 
 }  // namespace

@@ -5,6 +5,8 @@
 // writes a store as CSV.
 #include <iostream>
 
+#include <fmt/ranges.h>
+
 #include "cli.h"
 #include "lightsim/core/atomic_file.h"
 #include "lightsim/core/json.h"
@@ -94,9 +96,12 @@ void run_sweep_command(const SweepCommandOptions& o, const GlobalOptions& option
                             {"ran", s.ran},
                             {"dropped_bytes", s.dropped_bytes},
                             {"spec_hash", s.spec_hash},
-                            {"ranks", comm->size()}});
+                            {"ranks", comm->size()},
+                            {"ran_per_rank", s.ran_per_rank}});
     return;
   }
+  if (comm->size() > 1)
+    ctx.log().info("sweep {}: points run per rank: {}", spec.name, fmt::join(s.ran_per_rank, ", "));
   if (s.dropped_bytes > 0)
     fmt::print("lightsim sweep: dropped a torn last line ({} bytes) from an interrupted run\n",
                s.dropped_bytes);

@@ -145,7 +145,9 @@ void summary_block(Page& p, const ResultSet& results) {
       "<p class=\"definition\"><b>Seed</b> means the seed documents: the design documents "
       "whose claims this report checks (the <code>SPEC</code> sections named per study). "
       "<b>Seed figure</b> is their number, <b>ours</b> is lightsim's, the deviation is ours "
-      "relative to theirs. It is unrelated to the <b>random seed</b>, the integer that fixes "
+      "relative to theirs; on a chart, a seed figure is a dark-grey diamond or dashed line "
+      "labelled <i>seed figure</i>. Seed is unrelated to the <b>random seed</b>, the integer that "
+      "fixes "
       "every random stream of a run.</p>\n");
   Tally all;
   bool any = false;

@@ -86,4 +86,62 @@ Json vega_lite(const Chart& chart) {
   return spec;
 }
 
+Json with_seed_figures(Json spec, const std::vector<SeedFigure>& figures) {
+  if (figures.empty()) return spec;
+  constexpr const char* kInk = "#222222";
+  Json marks = Json::array();
+  for (const SeedFigure& f : figures) {
+    const bool on_y = f.axis == "y";
+    const std::string other = on_y ? "x" : "y";
+    const Json at = {{"datum", f.lo}, {"type", "quantitative"}};
+    const Json tip = {{"value", f.tip}};
+    Json label_at = {{other, {{"value", 0}}}};
+    if (f.at) {
+      // A marker at (at, figure), its label to the right.
+      const Json where = {{"datum", *f.at}, {"type", "quantitative"}};
+      Json m = {{"mark",
+                 {{"type", "point"},
+                  {"shape", "diamond"},
+                  {"filled", true},
+                  {"color", kInk},
+                  {"size", 90}}},
+                {"encoding", {{f.axis, at}, {other, where}, {"tooltip", tip}}}};
+      marks.push_back(std::move(m));
+      label_at = {{other, where}};
+    } else if (f.hi > f.lo) {
+      Json band = {
+          {"mark", {{"type", "rect"}, {"color", kInk}, {"opacity", 0.12}}},
+          {"encoding", {{f.axis, at}, {f.axis + "2", {{"datum", f.hi}}}, {"tooltip", tip}}}};
+      marks.push_back(std::move(band));
+    } else {
+      Json rule = {
+          {"mark",
+           {{"type", "rule"}, {"color", kInk}, {"strokeDash", {6, 3}}, {"strokeWidth", 1.5}}},
+          {"encoding", {{f.axis, at}, {"tooltip", tip}}}};
+      marks.push_back(std::move(rule));
+    }
+    if (f.label.empty()) continue;
+    // Beside a marker; above a horizontal rule at the left edge; beside a vertical one at the
+    // top.
+    Json text_mark = {{"type", "text"},
+                      {"color", kInk},
+                      {"fontSize", 10},
+                      {"align", "left"},
+                      {"dx", f.at ? 8 : 3},
+                      {"dy", f.at   ? 0
+                             : on_y ? -3
+                                    : 3},
+                      {"baseline", f.at   ? "middle"
+                                   : on_y ? "bottom"
+                                          : "top"}};
+    Json encoding = {{f.axis, {{"datum", on_y ? f.hi : f.lo}, {"type", "quantitative"}}},
+                     {"text", {{"value", f.label}}}};
+    encoding.update(label_at);
+    marks.push_back({{"mark", std::move(text_mark)}, {"encoding", std::move(encoding)}});
+  }
+  Json seed_layer = {{"transform", {{{"aggregate", {{{"op", "count"}, {"as", "seed_rows"}}}}}}},
+                     {"layer", std::move(marks)}};
+  return {{"layer", {std::move(spec), std::move(seed_layer)}}};
+}
+
 }  // namespace lightsim::studies

@@ -221,6 +221,11 @@ void evaluate(ContextRun& run) {
                             fmt::format("Recall@{}", k), "truth", "block_tokens", true);
     chart.title = fmt::format("Prism Recall@{} vs context", k);
     chart.table = "contexts";
+    // The seed's Recall@k at each of its contexts (the claims recall{k}_{n}k), as markers.
+    for (const ContextSeedRow& s : run.seed.rows)
+      if ((k == 8 ? s.recall8 : k == 32 ? s.recall32 : std::nullopt).has_value())
+        chart.seed_claims.push_back({.id = fmt::format("recall{}_{}k", k, s.tokens / 1024),
+                                     .at = static_cast<double>(s.tokens)});
     run.chart(chart);
   }
 }

@@ -282,6 +282,10 @@ void add_chart(EnergyRun& run) {
   c.color = Channel{.field = "system", .type = "nominal"};
   c.tooltip = {tip("system"), tip("gpu"), tip("context"), tip("energy", ".4g", "nJ"),
                tip("latency", ".4g", "us")};
+  // The seed's energies per query at its context (energy_claims.cpp), as markers.
+  for (const char* id : {"photonic_dynamic", "photonic_with_tec", "gpu_scan_128", "gpu_scan_32",
+                         "faiss_ivfpq", "icms_lpddr5"})
+    c.seed_claims.push_back({.id = id, .at = static_cast<double>(run.seed.context)});
   run.chart(c);
 }
 

@@ -70,6 +70,26 @@ Json run_share(const std::vector<std::size_t>& share, const std::vector<Point>& 
   return {{"cancelled", ctx.cancelled()}, {"results", results}};
 }
 
+// This rank's part of the batch pending[b, e): chunks of ctx.threads() positions drawn from the
+// shared counter (positions b + counter) until the batch is used up or the run is cancelled.
+// Returns run_share's {"cancelled", "results"} over every chunk it ran.
+Json run_taken(const std::vector<std::size_t>& pending, std::size_t b, std::size_t e,
+               const std::vector<Point>& points, const Target& target, const SweepOptions& options,
+               Context& ctx, Communicator& comm) {
+  const std::size_t chunk = std::max<std::size_t>(1, ctx.threads());
+  Json results = Json::array();
+  while (!ctx.cancelled()) {
+    const std::size_t first = b + comm.fetch_add(chunk);
+    if (first >= e) break;
+    const std::vector<std::size_t> share(
+        pending.begin() + static_cast<std::ptrdiff_t>(first),
+        pending.begin() + static_cast<std::ptrdiff_t>(std::min(e, first + chunk)));
+    Json part = run_share(share, points, target, options, ctx);
+    for (Json& r : part["results"]) results.push_back(std::move(r));
+  }
+  return {{"cancelled", ctx.cancelled()}, {"results", results}};
+}
+
 }  // namespace
 
 Json store_header(const SweepSpec& spec, const std::string& spec_text, const Target& target,
@@ -148,33 +168,35 @@ SweepSummary run_sweep(const SweepSpec& spec, const Json& header, const Target& 
   summary.dropped_bytes = start["dropped"].get<std::size_t>();
 
   const auto ranks = static_cast<std::size_t>(comm.size());
-  const auto me = static_cast<std::size_t>(comm.rank());
   const std::size_t batch =
       options.batch > 0 ? options.batch : std::max<std::size_t>(1, 4 * ctx.threads() * ranks);
   std::optional<ProgressTask> progress;
   if (root) progress.emplace(ctx.progress().start("sweep " + spec.name, pending.size()));
 
+  if (root) summary.ran_per_rank.assign(ranks, 0);
   for (std::size_t b = 0; b < pending.size(); b += batch) {
     const std::size_t e = std::min(pending.size(), b + batch);
-    std::vector<std::size_t> share;
-    for (std::size_t j = b + me; j < e; j += ranks) share.push_back(pending[j]);
-    const std::string mine = run_share(share, points, target, options, ctx).dump();
+    const std::string mine = run_taken(pending, b, e, points, target, options, ctx, comm).dump();
     const std::vector<std::string> parts = comm.gather(mine);
 
     std::string said;
     if (root) {
+      // Every rank is past its last fetch_add of this batch (it gathered), none has started
+      // the next (it waits for the verdict).
+      comm.reset_counter();
       Verdict v;
       try {
         std::vector<std::pair<std::size_t, std::string>> records;
         std::size_t first_error = points.size();
         bool cancelled = false;
-        for (const std::string& part : parts) {
-          const Json j = Json::parse(part);
+        for (std::size_t rank = 0; rank < parts.size(); ++rank) {
+          const Json j = Json::parse(parts[rank]);
           cancelled = cancelled || j["cancelled"].get<bool>();
           for (const Json& r : j["results"]) {
             const auto index = r["index"].get<std::size_t>();
             if (r.contains("line")) {
               records.emplace_back(index, r["line"].get<std::string>());
+              ++summary.ran_per_rank[rank];
             } else if (index < first_error) {
               first_error = index;
               v = {r["input"].get<bool>() ? "input_error" : "error",

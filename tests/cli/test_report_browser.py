@@ -36,6 +36,7 @@ class ReportDom(HTMLParser):
     def __init__(self, text):
         super().__init__()
         self.charts = {}   # chart id -> True when an <svg>/<canvas> is inside it
+        self.chart_text = {}  # chart id -> the text drawn inside it (SVG <text>), joined by |
         self.status = {}
         self.problems = []
         self._stack = []   # open elements: (tag, chart id or "" , inside #report-errors)
@@ -63,6 +64,9 @@ class ReportDom(HTMLParser):
                 break
 
     def handle_data(self, data):
+        chart = next((c for _, c, _ in reversed(self._stack) if c), "")
+        if chart and any(tag == "text" for tag, _, _ in self._stack):
+            self.chart_text[chart] = self.chart_text.get(chart, "") + data + "|"
         if self._stack and self._stack[-1][0] == "li" and self._stack[-1][2] and self.problems:
             self.problems[-1] += data
 
@@ -138,6 +142,20 @@ class ReportInBrowser(CliTest):
             self.assertEqual(int.from_bytes(data[16:20], "big"), width)  # PNG IHDR width
             self.assertGreater(len(data), 20000)  # a blank page compresses to far less
             print(f"\nreport_browser: screenshot {shot}")
+
+    def test_a_study_chart_draws_the_seed_figure_beside_ours(self):
+        # A real result (the energy study at its quick size): its energy chart carries the
+        # seed documents' energies per query as labelled markers (studies::with_seed_figures).
+        results = self.tmp / "energy"
+        r = run("-q", "--threads", "2", "study", "run", "energy", "--quick", "--out", results,
+                timeout=600)
+        self.assertExit(r, 0)
+        dom, console = load(self.render(results))
+        self.assertEqual(dom.problems, [])
+        self.assertEqual(console, [])
+        self.assertEqual(dom.status.get("rendered"), str(len(dom.charts)), dom.status)
+        marked = [c for c, text in dom.chart_text.items() if "seed figure" in text]
+        self.assertTrue(marked, f"no chart shows a seed figure: {dom.chart_text}")
 
     def test_a_broken_chart_is_caught(self):
         results = self.tmp / "broken"

@@ -43,6 +43,26 @@ struct Channel {
 // A tooltip entry: the field, its d3 format and title ("" = none).
 Channel tip(std::string field, std::string format = {}, std::string title = {});
 
+// A claim whose seed figure a chart draws, on the axis whose column has the claim's unit (an
+// InternalError if neither x nor y has it, the claim has no seed figure, or the chart is
+// faceted or layered). `at`: the other axis' value the claim is about (a marker there);
+// without it a rule (or band, for a range) across the chart.
+struct SeedClaim {
+  std::string id{};
+  std::optional<double> at{};
+};
+
+// The seed documents' figure on one axis of a chart: a marker at (at, lo), or without `at` a
+// rule at lo (lo == hi) or a band [lo, hi]; `label` drawn beside it ("" = none) and `tip` its
+// tooltip.
+struct SeedFigure {
+  std::string axis{};  // "x" or "y"
+  double lo = 0.0, hi = 0.0;
+  std::optional<double> at{};
+  std::string label{};
+  std::string tip{};
+};
+
 // A chart (or one layer of a layered chart: then title and table are unused).
 struct Chart {
   std::string title{};
@@ -56,11 +76,19 @@ struct Chart {
   std::vector<Channel> tooltip{};
   std::vector<std::string> independent{};  // scales resolved independently ("x", "y")
   std::vector<Chart> layers{};             // a layered chart: the layers replace mark/encoding
+  // Claims judged before the chart whose seed figure is drawn beside ours (RunBase::chart).
+  std::vector<SeedClaim> seed_claims{};
 };
 
 // The Vega-Lite spec (without data) of `chart`. Keys in a fixed order: layer or mark,
 // transform, encoding (x, x2, y, color, strokeDash, column, row, tooltip), resolve; in a
 // channel field, type, format, title, scale, stack, sort, axis, legend.
 Json vega_lite(const Chart& chart);
+
+// `spec` (a chart's Vega-Lite, unfaceted) with the seed figures drawn over it: the spec becomes
+// the first layer of a layered chart, each figure a dark-grey diamond, dashed rule or light
+// band with its label in a text mark, in layers that reduce the data to one row (one mark each)
+// and share the chart's scales (a figure outside the data widens the axis to show it).
+Json with_seed_figures(Json spec, const std::vector<SeedFigure>& figures);
 
 }  // namespace lightsim::studies

@@ -2,8 +2,11 @@
 // points appended to the result store by rank 0 (docs/sweeps.md).
 //
 // Every rank expands the same points and validates them. Rank 0 opens the store and sends the
-// pending indices to all. Pending points are taken in index order, `batch` at a time; point j
-// of a batch runs on rank j mod R (on that rank's thread pool, parallel_for over its share).
+// pending indices to all. Pending points are taken in index order, `batch` at a time. Within a
+// batch the ranks take points dynamically: each rank draws the next chunk of T points (T = its
+// thread count) from a counter shared by all ranks (Communicator::fetch_add, one-sided under
+// MPI) and runs it on its thread pool, until the batch is used up; a rank with cheap points
+// simply takes more chunks. Which rank ran a point never reaches the store.
 // Rank 0 gathers the batch, appends its finished points in index order (one fsync), and all
 // ranks agree whether to go on: a point that threw stops the sweep with its error (lowest
 // index first), a cancellation (SIGINT/SIGTERM on any rank) with Interrupted saying how to
@@ -15,6 +18,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lightsim/core/context.h"
@@ -36,6 +40,13 @@ class Communicator {
   virtual std::string broadcast(const std::string& text) = 0;
   // Every rank's `text`, in rank order, on rank 0 (empty elsewhere).
   virtual std::vector<std::string> gather(const std::string& text) = 0;
+  // A counter shared by all ranks, 0 at construction: adds `n` and returns the value before,
+  // atomically across ranks, without the other ranks taking part (any rank may call it while
+  // the others compute).
+  virtual std::size_t fetch_add(std::size_t n) = 0;
+  // Sets the counter back to 0. Rank 0 only, and only while no rank can call fetch_add (between
+  // two collective calls that every rank's fetch_add calls precede or follow).
+  virtual void reset_counter() = 0;
 };
 
 class SingleProcess final : public Communicator {
@@ -44,6 +55,11 @@ class SingleProcess final : public Communicator {
   int size() const override { return 1; }
   std::string broadcast(const std::string& text) override { return text; }
   std::vector<std::string> gather(const std::string& text) override { return {text}; }
+  std::size_t fetch_add(std::size_t n) override { return std::exchange(counter_, counter_ + n); }
+  void reset_counter() override { counter_ = 0; }
+
+ private:
+  std::size_t counter_ = 0;
 };
 
 struct SweepOptions {
@@ -59,11 +75,14 @@ struct SweepOptions {
 
 struct SweepSummary {
   std::filesystem::path store;
-  std::size_t points = 0;         // in the sweep
-  std::size_t shard_points = 0;   // of them, in this run's shard
-  std::string shard;              // "I/N", or empty for the whole sweep
-  std::size_t already_done = 0;   // found in the store at start (resume)
-  std::size_t ran = 0;            // finished by this run
+  std::size_t points = 0;        // in the sweep
+  std::size_t shard_points = 0;  // of them, in this run's shard
+  std::string shard;             // "I/N", or empty for the whole sweep
+  std::size_t already_done = 0;  // found in the store at start (resume)
+  std::size_t ran = 0;           // finished by this run
+  // Of them, how many each rank ran (rank order; on rank 0, empty elsewhere). Depends on timing:
+  // reported, never stored.
+  std::vector<std::size_t> ran_per_rank;
   std::size_t dropped_bytes = 0;  // torn last line cut off when resuming
   std::string spec_hash;
 };

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -197,6 +198,57 @@ TEST(Runner, AssignmentsNeverReachTheReference) {
   EXPECT_EQ(r.claims[0].seed_value.lo, 2.0);
   EXPECT_EQ(r.claims[0].ours, 7.0);
   EXPECT_EQ(r.claims[0].verdict, Verdict::does_not_hold);
+}
+
+// A chart names claims; each seed figure lands on the axis whose column has the claim's unit:
+// a marker where the claim says where (only the first labelled), a rule where it does not.
+TEST(ChartBuilder, SeedFiguresAreDrawnOnTheAxisOfTheClaimsUnit) {
+  const StudyInput in = echo_input(testing::scratch_dir(), {});
+  Context ctx(ContextOptions{.threads = 1});
+  report::StudyResult result;
+  result.study = "t";
+  result.title = "t";
+  RunBase run(in, ctx, result);
+  run.table("grid", "g", {{"tokens", "tokens"}, {"energy", "nJ"}});
+  run.add_row("grid", {{"tokens", std::int64_t{1024}}, {"energy", 2.0}});
+  for (auto [id, unit, seed] : {std::tuple{"e", "nJ", 3.0}, std::tuple{"f", "nJ", 4.0},
+                                std::tuple{"x", "tokens", 2048.0}, std::tuple{"w", "W", 1.0}})
+    run.judged(id, "energy", unit, SeedValue::point(seed), 1.0, Comparison::relative, 0.1)
+        .explanation = "made up";
+  run.qualitative("q", "words").explanation = "qualitative";
+  Chart c{.title = "c", .table = "grid", .mark = Mark::line};
+  c.x = Channel{.field = "tokens", .type = "quantitative"};
+  c.y = Channel{.field = "energy", .type = "quantitative"};
+  const Json plain = vega_lite(c);
+  c.seed_claims = {{.id = "e", .at = 1024.0}, {.id = "f", .at = 1024.0}, {.id = "x"}};
+  run.chart(c);
+  ASSERT_EQ(result.charts.size(), 1u);
+  const Json& spec = result.charts[0].vega_lite;
+  EXPECT_EQ(spec["layer"][0], plain);
+  const Json& seed = spec["layer"][1];
+  EXPECT_EQ(seed["transform"][0]["aggregate"][0]["op"], "count");  // one mark per figure
+  const Json& marks = seed["layer"];
+  ASSERT_EQ(marks.size(), 5u);  // e: marker + label, f: marker, x: rule + label
+  EXPECT_EQ(marks[0]["mark"]["type"], "point");
+  EXPECT_EQ(marks[0]["encoding"]["y"]["datum"], 3.0);
+  EXPECT_EQ(marks[0]["encoding"]["x"]["datum"], 1024.0);
+  EXPECT_EQ(marks[0]["encoding"]["tooltip"]["value"], "seed figure: 3 nJ (energy)");
+  EXPECT_EQ(marks[1]["mark"]["type"], "text");
+  EXPECT_EQ(marks[1]["encoding"]["text"]["value"], "seed figure");
+  EXPECT_EQ(marks[2]["mark"]["type"], "point");
+  EXPECT_EQ(marks[3]["mark"]["type"], "rule");
+  EXPECT_EQ(marks[3]["encoding"]["x"]["datum"], 2048.0);
+  EXPECT_FALSE(marks[3]["encoding"].contains("y"));
+  EXPECT_EQ(marks[4]["encoding"]["text"]["value"], "seed figure: 2048 tokens");
+  EXPECT_NO_THROW((void)report::to_json(result, "t"));  // the result contract still holds
+
+  for (const char* bad : {"w", "q", "absent"}) {
+    c.seed_claims = {{.id = bad}};
+    EXPECT_THROW(run.chart(c), InternalError) << bad;
+  }
+  c.seed_claims = {{.id = "e"}};
+  c.column = Channel{.field = "tokens", .type = "nominal"};
+  EXPECT_THROW(run.chart(c), InternalError);
 }
 
 TEST(Runner, MissingReferenceIsAConfigErrorNamingIt) {
