@@ -73,8 +73,21 @@ void evaluate(NeedleRun& run) {
        {"needle_hit", ""},
        {"needle_hit_ci", ""},
        {"needle_hit_union", ""},
+       {"needle_hit_union_ci", ""},
        {"fetched_fraction", ""},
        {"union_fetched_fraction", ""}});
+  run.table("contexts",
+            "Needle hit rate per context, scorer and k over every depth (per KV head and union "
+            "of a layer's KV heads)",
+            {{"tokens", "tokens"},
+             {"scorer", ""},
+             {"k", ""},
+             {"needle_hit", ""},
+             {"needle_hit_ci", ""},
+             {"needle_hit_union", ""},
+             {"needle_hit_union_ci", ""},
+             {"fetched_fraction", ""},
+             {"union_fetched_fraction", ""}});
   run.table("heads", "Prism needle hit rate per KV head index (over layers, steps and depths)",
             {{"tokens", "tokens"},
              {"k", ""},
@@ -107,6 +120,18 @@ void evaluate(NeedleRun& run) {
                                  {"needle_hit", m.needle_hit_by_needle[n].mean},
                                  {"needle_hit_ci", m.needle_hit_by_needle[n].ci95},
                                  {"needle_hit_union", m.needle_hit_union_by_needle[n].mean},
+                                 {"needle_hit_union_ci", m.needle_hit_union_by_needle[n].ci95},
+                                 {"fetched_fraction", m.fetched_fraction.mean},
+                                 {"union_fetched_fraction", m.union_fetched_fraction.mean}});
+    for (std::size_t i = 0; i < setups.size(); ++i)
+      for (const kv::KMetrics& m : rep.scorers[i].per_k)
+        run.add_row("contexts", {{"tokens", tokens},
+                                 {"scorer", setups[i].name},
+                                 {"k", static_cast<std::int64_t>(m.k)},
+                                 {"needle_hit", m.needle_hit.mean},
+                                 {"needle_hit_ci", m.needle_hit.ci95},
+                                 {"needle_hit_union", m.needle_hit_union.mean},
+                                 {"needle_hit_union_ci", m.needle_hit_union.ci95},
                                  {"fetched_fraction", m.fetched_fraction.mean},
                                  {"union_fetched_fraction", m.union_fetched_fraction.mean}});
     for (const kv::KMetrics& m : rep.scorers[0].per_k) {
