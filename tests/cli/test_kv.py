@@ -220,7 +220,7 @@ class KvCalibrate(CliTest):
         self.assertInputError(self.calibrate(no_where), "targets.yaml", "statistics[0]", "where")
         # A band that does not hold its own value was not stated around the measurement.
         off_band = TARGETS.replace("band: [999, 1001]", "band: [0, 10]")
-        self.assertInputError(self.calibrate(off_band), "targets.yaml", "statistics[1].band",
+        self.assertInputError(self.calibrate(off_band), "targets.yaml", "statistics[1]", "band",
                               "does not contain value 1000")
         nobody = TARGETS.replace("[tiny]", "[other]").replace("[tiny, other]", "[other]")
         self.assertInputError(self.calibrate(nobody), "targets.yaml", "profile 'tiny'")
