@@ -47,8 +47,9 @@ namespace {
 using Seed = CompensationSeedReference;
 using BalancedRun = Run<BalancedStudySpec, Seed>;
 // Per power scale and mode (power-major, balanced first): {recall_hw, recall_e2e, mass}.
-// Per (power, mode): sums of [recall_hw, recall_e2e, mass_recall, recall_hw^2].
-using Sums = std::vector<std::array<double, 4>>;
+// Per (power, mode): sums of [recall_hw, recall_e2e, mass_recall] and of their squares (the
+// intervals), in that order.
+using Sums = std::vector<std::array<double, 6>>;
 
 void evaluate(BalancedRun& run) {
   const BalancedStudySpec& spec = run.spec;
@@ -66,7 +67,7 @@ void evaluate(BalancedRun& run) {
   std::vector<std::size_t> head_ids(heads);
   std::iota(head_ids.begin(), head_ids.end(), std::size_t{0});
   const std::vector<Sums> sums = run.map(head_ids, [&](std::size_t h) {
-    Sums s(np * 2, {0, 0, 0, 0});
+    Sums s(np * 2, {0, 0, 0, 0, 0, 0});
     const HeadSetup hs =
         head_setup(setup, h, steps, spec.accelerator.device.grid.channels, ctx.seed());
     for (std::size_t p = 0; p < np; ++p)
@@ -80,6 +81,8 @@ void evaluate(BalancedRun& run) {
           x[1] += e2e.recall;
           x[2] += e2e.mass_recall;
           x[3] += hw.recall * hw.recall;
+          x[4] += e2e.recall * e2e.recall;
+          x[5] += e2e.mass_recall * e2e.mass_recall;
         });
       }
     return s;
@@ -91,20 +94,27 @@ void evaluate(BalancedRun& run) {
             {{"power_per_line_mw", "mW"},
              {"mode", ""},
              {"recall_hw", ""},
+             {"recall_hw_ci", ""},
              {"recall_e2e", ""},
-             {"mass_recall", ""}});
-  Sums mean(np * 2, {0, 0, 0, 0});
+             {"recall_e2e_ci", ""},
+             {"mass_recall", ""},
+             {"mass_recall_ci", ""}});
+  const std::size_t samples = heads * steps.size();
+  Sums mean(np * 2, {0, 0, 0, 0, 0, 0});
   for (std::size_t i = 0; i < np * 2; ++i) {
     for (std::size_t h = 0; h < heads; ++h)
-      for (std::size_t c = 0; c < 4; ++c) mean[i][c] += sums[h][i][c] / n;
-    run.add_row("detection", {{"power_per_line_mw", line_mw * spec.power_scale[i / 2]},
-                              {"mode", std::string(i % 2 == 0 ? "balanced" : "single_ended")},
-                              {"recall_hw", mean[i][0]},
-                              {"recall_e2e", mean[i][1]},
-                              {"mass_recall", mean[i][2]}});
+      for (std::size_t c = 0; c < 6; ++c) mean[i][c] += sums[h][i][c] / n;
+    run.add_row("detection",
+                {{"power_per_line_mw", line_mw * spec.power_scale[i / 2]},
+                 {"mode", std::string(i % 2 == 0 ? "balanced" : "single_ended")},
+                 {"recall_hw", mean[i][0]},
+                 {"recall_hw_ci", ci95_from_moments(mean[i][0], mean[i][3], samples)},
+                 {"recall_e2e", mean[i][1]},
+                 {"recall_e2e_ci", ci95_from_moments(mean[i][1], mean[i][4], samples)},
+                 {"mass_recall", mean[i][2]},
+                 {"mass_recall_ci", ci95_from_moments(mean[i][2], mean[i][5], samples)}});
   }
   const double bal = mean[0][0], se = mean[1][0];
-  const std::size_t samples = heads * steps.size();
   const Sampled gain = se > 0 ? relative_gain({se, ci95_from_moments(se, mean[1][3], samples)},
                                               {bal, ci95_from_moments(bal, mean[0][3], samples)})
                               : Sampled{};

@@ -88,12 +88,13 @@ std::vector<Condition> conditions(const EnhancementStudySpec& s) {
 
 struct Sums {
   double recall_hw = 0, recall_e2e = 0, mass = 0;
-  double recall_hw_sq = 0, mass_sq = 0;  // sums of squares, for the intervals
+  double recall_hw_sq = 0, recall_e2e_sq = 0, mass_sq = 0;  // sums of squares: intervals
   void add(const prism::SelectionSample& hw, const prism::SelectionSample& e2e) {
     recall_hw += hw.recall;
     recall_e2e += e2e.recall;
     mass += e2e.mass_recall;
     recall_hw_sq += hw.recall * hw.recall;
+    recall_e2e_sq += e2e.recall * e2e.recall;
     mass_sq += e2e.mass_recall * e2e.mass_recall;
   }
 };
@@ -240,12 +241,16 @@ void evaluate(EnhancementRun& run) {
             {{"condition", ""},
              {"votes", ""},
              {"recall_hw", ""},
+             {"recall_hw_ci", ""},
              {"recall_e2e", ""},
+             {"recall_e2e_ci", ""},
              {"mass_recall", ""},
+             {"mass_recall_ci", ""},
              {"dynamic_energy_nj", "nJ"},
              {"energy_with_tec_nj", "nJ"},
              {"latency_ns", "ns"},
              {"pipelined_latency_ns", "ns"}});
+  const std::size_t ns = heads * split.test.size();  // held-out samples per figure
   std::vector<std::vector<Sums>> mean(nc, std::vector<Sums>(nm));
   for (std::size_t c = 0; c < nc; ++c)
     for (std::size_t m = 0; m < nm; ++m) {
@@ -255,37 +260,57 @@ void evaluate(EnhancementRun& run) {
         s.recall_e2e += per_head[h].votes[c * nm + m].recall_e2e / n;
         s.mass += per_head[h].votes[c * nm + m].mass / n;
         s.recall_hw_sq += per_head[h].votes[c * nm + m].recall_hw_sq / n;
+        s.recall_e2e_sq += per_head[h].votes[c * nm + m].recall_e2e_sq / n;
         s.mass_sq += per_head[h].votes[c * nm + m].mass_sq / n;
       }
       const prism::VotingCost vc = prism::voting_cost(cost, static_cast<int>(spec.votes[m]));
-      run.add_row("voting", {{"condition", conds[c].name},
-                             {"votes", spec.votes[m]},
-                             {"recall_hw", s.recall_hw},
-                             {"recall_e2e", s.recall_e2e},
-                             {"mass_recall", s.mass},
-                             {"dynamic_energy_nj", vc.dynamic_energy * 1e9},
-                             {"energy_with_tec_nj", vc.energy_with_tec * 1e9},
-                             {"latency_ns", vc.latency * 1e9},
-                             {"pipelined_latency_ns", vc.pipelined_latency * 1e9}});
+      run.add_row("voting",
+                  {{"condition", conds[c].name},
+                   {"votes", spec.votes[m]},
+                   {"recall_hw", s.recall_hw},
+                   {"recall_hw_ci", ci95_from_moments(s.recall_hw, s.recall_hw_sq, ns)},
+                   {"recall_e2e", s.recall_e2e},
+                   {"recall_e2e_ci", ci95_from_moments(s.recall_e2e, s.recall_e2e_sq, ns)},
+                   {"mass_recall", s.mass},
+                   {"mass_recall_ci", ci95_from_moments(s.mass, s.mass_sq, ns)},
+                   {"dynamic_energy_nj", vc.dynamic_energy * 1e9},
+                   {"energy_with_tec_nj", vc.energy_with_tec * 1e9},
+                   {"latency_ns", vc.latency * 1e9},
+                   {"pipelined_latency_ns", vc.pipelined_latency * 1e9}});
     }
   run.table("projections", "Projection at equal d on held-out queries (as_configured, one vote)",
-            {{"projection", ""}, {"recall_e2e", ""}, {"mass_recall", ""}, {"recall_hw", ""}});
+            {{"projection", ""},
+             {"recall_e2e", ""},
+             {"recall_e2e_ci", ""},
+             {"mass_recall", ""},
+             {"mass_recall_ci", ""},
+             {"recall_hw", ""},
+             {"recall_hw_ci", ""}});
   const char* names[3] = {"random", "pca", "qat"};
-  double proj_mass[3] = {0, 0, 0}, proj_r[3] = {0, 0, 0}, qat_mass_sq = 0;
+  double proj_mass[3] = {0, 0, 0}, qat_mass_sq = 0;
   for (std::size_t h = 0; h < heads; ++h) qat_mass_sq += per_head[h].projections[2].mass_sq / n;
   std::vector<std::array<double, 2>> losses;
   for (const HeadFigures& f : per_head) losses.push_back(f.loss);
   for (std::size_t i = 0; i < 3; ++i) {
-    double hw = 0;
+    Sums p;  // means of the head sums
     for (std::size_t h = 0; h < heads; ++h) {
-      proj_r[i] += per_head[h].projections[i].recall_e2e / n;
-      proj_mass[i] += per_head[h].projections[i].mass / n;
-      hw += per_head[h].projections[i].recall_hw / n;
+      const Sums& x = per_head[h].projections[i];
+      p.recall_e2e += x.recall_e2e / n;
+      p.recall_e2e_sq += x.recall_e2e_sq / n;
+      p.mass += x.mass / n;
+      p.mass_sq += x.mass_sq / n;
+      p.recall_hw += x.recall_hw / n;
+      p.recall_hw_sq += x.recall_hw_sq / n;
     }
-    run.add_row("projections", {{"projection", std::string(names[i])},
-                                {"recall_e2e", proj_r[i]},
-                                {"mass_recall", proj_mass[i]},
-                                {"recall_hw", hw}});
+    proj_mass[i] = p.mass;
+    run.add_row("projections",
+                {{"projection", std::string(names[i])},
+                 {"recall_e2e", p.recall_e2e},
+                 {"recall_e2e_ci", ci95_from_moments(p.recall_e2e, p.recall_e2e_sq, ns)},
+                 {"mass_recall", p.mass},
+                 {"mass_recall_ci", ci95_from_moments(p.mass, p.mass_sq, ns)},
+                 {"recall_hw", p.recall_hw},
+                 {"recall_hw_ci", ci95_from_moments(p.recall_hw, p.recall_hw_sq, ns)}});
   }
   const std::size_t samples = heads * split.test.size();
   add_claims(run, mean, proj_mass, ci95_from_moments(proj_mass[2], qat_mass_sq, samples), samples,

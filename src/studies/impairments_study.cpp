@@ -245,6 +245,7 @@ void evaluate(ImpairmentsRun& run) {
        {"recall_full", ""},
        {"recall_full_ci", ""},
        {"mass_recall", ""},
+       {"mass_recall_ci", ""},
        {"needle_hit", ""},
        {"needle_hit_union", ""},
        {"fetched_fraction", ""}});
@@ -266,6 +267,7 @@ void evaluate(ImpairmentsRun& run) {
                              {"recall_full", m.recall.mean},
                              {"recall_full_ci", m.recall.ci95},
                              {"mass_recall", m.mass_recall.mean},
+                             {"mass_recall_ci", m.mass_recall.ci95},
                              {"needle_hit", m.needle_hit.mean},
                              {"needle_hit_union", m.needle_hit_union.mean},
                              {"fetched_fraction", m.fetched_fraction.mean}});

@@ -52,6 +52,16 @@ using Seed = NeedleSeedReference;
 using NeedleRun = Run<NeedleStudySpec, Seed>;
 
 // "100% at 4-bit + 30 pm drift": the seed's figure and its setting.
+// Columns of the `depths` (per_depth) and `contexts` tables: hit rates with their intervals.
+std::vector<Column> hit_columns(bool per_depth) {
+  std::vector<Column> columns{{"tokens", "tokens"}};
+  if (per_depth) columns.push_back({"depth", ""});
+  for (const char* name : {"scorer", "k", "needle_hit", "needle_hit_ci", "needle_hit_union",
+                           "needle_hit_union_ci", "fetched_fraction", "union_fetched_fraction"})
+    columns.push_back({name, ""});
+  return columns;
+}
+
 std::string accuracy(const Seed& s) {
   return fmt::format("needle accuracy {:.3g}%", 100 * s.hit_rate);
 }
@@ -66,15 +76,11 @@ void evaluate(NeedleRun& run) {
   run.table(
       "depths",
       "Needle hit rate per context, depth and k (per KV head and union of a layer's KV heads)",
-      {{"tokens", "tokens"},
-       {"depth", ""},
-       {"scorer", ""},
-       {"k", ""},
-       {"needle_hit", ""},
-       {"needle_hit_ci", ""},
-       {"needle_hit_union", ""},
-       {"fetched_fraction", ""},
-       {"union_fetched_fraction", ""}});
+      hit_columns(true));
+  run.table("contexts",
+            "Needle hit rate per context, scorer and k over every depth (per KV head and union "
+            "of a layer's KV heads)",
+            hit_columns(false));
   run.table("heads", "Prism needle hit rate per KV head index (over layers, steps and depths)",
             {{"tokens", "tokens"},
              {"k", ""},
@@ -98,17 +104,29 @@ void evaluate(NeedleRun& run) {
     o.progress_label = fmt::format("needle {}: layer x KV head", tokens);
     const kv::EvalReport rep = kv::evaluate(cache, setups, o, ctx);
     for (std::size_t i = 0; i < setups.size(); ++i)
-      for (const kv::KMetrics& m : rep.scorers[i].per_k)
+      for (const kv::KMetrics& m : rep.scorers[i].per_k) {
+        const auto k = static_cast<std::int64_t>(m.k);
         for (std::size_t n = 0; n < rep.needles; ++n)
           run.add_row("depths", {{"tokens", tokens},
                                  {"depth", spec.workload.needle_depths[n]},
                                  {"scorer", setups[i].name},
-                                 {"k", static_cast<std::int64_t>(m.k)},
+                                 {"k", k},
                                  {"needle_hit", m.needle_hit_by_needle[n].mean},
                                  {"needle_hit_ci", m.needle_hit_by_needle[n].ci95},
                                  {"needle_hit_union", m.needle_hit_union_by_needle[n].mean},
+                                 {"needle_hit_union_ci", m.needle_hit_union_by_needle[n].ci95},
                                  {"fetched_fraction", m.fetched_fraction.mean},
                                  {"union_fetched_fraction", m.union_fetched_fraction.mean}});
+        run.add_row("contexts", {{"tokens", tokens},
+                                 {"scorer", setups[i].name},
+                                 {"k", k},
+                                 {"needle_hit", m.needle_hit.mean},
+                                 {"needle_hit_ci", m.needle_hit.ci95},
+                                 {"needle_hit_union", m.needle_hit_union.mean},
+                                 {"needle_hit_union_ci", m.needle_hit_union.ci95},
+                                 {"fetched_fraction", m.fetched_fraction.mean},
+                                 {"union_fetched_fraction", m.union_fetched_fraction.mean}});
+      }
     for (const kv::KMetrics& m : rep.scorers[0].per_k) {
       for (std::size_t h = 0; h < m.needle_hit_by_head.size(); ++h)
         run.add_row("heads", {{"tokens", tokens},

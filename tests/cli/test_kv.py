@@ -216,6 +216,12 @@ class KvCalibrate(CliTest):
                                     "    where: Table 2\n")
         self.assertInputError(self.calibrate(no_source), "targets.yaml", "statistics[1]",
                               "source")
+        no_where = TARGETS.replace("    where: Fig. 1\n", "")
+        self.assertInputError(self.calibrate(no_where), "targets.yaml", "statistics[0]", "where")
+        # A band that does not hold its own value was not stated around the measurement.
+        off_band = TARGETS.replace("band: [999, 1001]", "band: [0, 10]")
+        self.assertInputError(self.calibrate(off_band), "targets.yaml", "statistics[1]", "band",
+                              "does not contain value 1000")
         nobody = TARGETS.replace("[tiny]", "[other]").replace("[tiny, other]", "[other]")
         self.assertInputError(self.calibrate(nobody), "targets.yaml", "profile 'tiny'")
         self.assertInputError(self.calibrate(TARGETS, "--set", "kv_head=3"), "kv_head")
@@ -253,6 +259,8 @@ class KvFit(CliTest):
         self.assertInputError(run("kv", "fit", cache, "--max-evaluations", "10"),
                               "cannot reach the cache's", "noise_scale at its bound 2")
         self.assertInputError(run("kv", "fit", cache, "--name", "a/b"), "name")
+        short = self.generate("--set", "tokens=32")  # too few tokens for the statistics
+        self.assertInputError(run("kv", "fit", short), "32 tokens", "at least 64")
         (cache / "queries.npy").unlink()
         self.assertInputError(run("kv", "fit", cache), "queries.npy")
 

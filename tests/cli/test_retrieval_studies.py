@@ -151,6 +151,18 @@ class NeedleStudy(RetrievalStudy):
             self.assertGreaterEqual(r["union_fetched_fraction"], r["fetched_fraction"] - 1e-12)
             self.assertLessEqual(r["union_fetched_fraction"], 1.0 + 1e-12)
         self.assertEqual(len({r["kv_head"] for r in rows(res, "heads")}), 4)
+        # Over every depth: one row per (context, scorer, k), each figure with its interval, the
+        # union at least the per-head rate, and the per-head rate the mean of the depth rows'.
+        over = rows(res, "contexts")
+        self.assertEqual({(r["scorer"], r["k"]) for r in over},
+                         {(r["scorer"], r["k"]) for r in depth_rows})
+        self.assertEqual(len(over), len({(r["scorer"], r["k"]) for r in depth_rows}))
+        for r in over:
+            self.assertGreaterEqual(r["needle_hit_union"], r["needle_hit"] - 1e-12, r)
+            self.assertGreaterEqual(min(r["needle_hit_ci"], r["needle_hit_union_ci"]), 0.0, r)
+            depths = [d for d in depth_rows if (d["scorer"], d["k"]) == (r["scorer"], r["k"])]
+            self.assertAlmostEqual(r["needle_hit"],
+                                   sum(d["needle_hit"] for d in depths) / len(depths), places=9)
 
 
 class KvProfile(CliTest):
