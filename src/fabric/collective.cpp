@@ -4,8 +4,11 @@
 #include "lightsim/fabric/collective.h"
 
 #include <algorithm>
+#include <array>
+#include <cctype>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace lightsim::fabric {
 namespace {
@@ -13,8 +16,11 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 struct Eval {
+  Eval() = default;
+  Eval(double t, int b, int p = -1) : time(t), bound(b), protocol(p) {}
   double time = kInf;
   int bound = -1;
+  int protocol = -1;  // Protocol index when NCCL's protocol model chose one
   bool ok() const { return time < kInf; }
 };
 
@@ -53,30 +59,43 @@ double domains(const Topology& t, double n, int j) {
 
 // Rail-optimized multi-channel ring over tiers 0..k (NCCL rings; channels spread over the
 // NICs). Of the ring's n hops, h_j cross into tier j: h_0 = n - c_0, h_j = c_(j-1) - c_j, plus
-// the closing hop on tier k (c_j = tier-j domains spanned). With at least as many channels as
-// GPUs per domain (NCCL opens 2 per NIC), every GPU carries h_j / n of the hops of tier j on its
-// own link, so T = sum_j steps_j alpha_j + (steps / n) S max_j (h_j / n) / B_j, with the steps
-// of tier j in proportion (NCCL tuning.cc: (nsteps - nInterSteps) intraLat + nInterSteps
-// interLat). `steps` = 2(n-1) for all-reduce, n-1 for reduce-scatter and all-gather.
-Eval ring(const Topology& t, double n, double steps, double bytes, int k) {
-  if (n <= 1) return {0.0, 0};
-  Eval e{0.0, 0};
+// the closing hop on tier k (c_j = tier-j domains spanned). Each of the `channels` rings crosses
+// a tier-(j-1) domain's boundary on its own GPU's link, so a domain of m GPUs drives its
+// boundary hops over min(channels, m) links; with at least m channels (NCCL's search finds one
+// per NIC up to the NVLink total) every GPU carries h_j / n of the hops on its own link. So
+// T = sum_j steps_j alpha_j + (steps / n) S max_j h_j / (c_(j-1) min(channels, m_(j-1))) / B_j,
+// with the steps of tier j in proportion (NCCL tuning.cc: (nsteps - nInterSteps) intraLat +
+// nInterSteps interLat). `steps` = 2(n-1) for all-reduce, n-1 for reduce-scatter and
+// all-gather. Returned as latency + transfer so the NCCL model can replace the latency.
+struct RingParts {
+  double latency = 0, transfer = 0;
+  int bound = 0;
+};
+RingParts ring_parts(const Topology& t, double n, double steps, double bytes, int k,
+                     double channels) {
+  RingParts r;
   double worst = 0, prev = n;
   for (int j = 0; j <= k; ++j) {
     const Tier& tier = t.tiers[static_cast<std::size_t>(j)];
     const double c = domains(t, n, j);
     const double hops = prev - c + (j == k ? 1.0 : 0.0);
+    const double links = j == 0 ? n : prev * std::min(channels, n / prev);
     prev = c;
     if (hops <= 0) continue;
-    const double load = hops / n / (tier.bandwidth * tier.efficiency);
+    const double load = hops / links / (tier.bandwidth * tier.efficiency);
     if (load > worst) {
       worst = load;
-      e.bound = j;
+      r.bound = j;
     }
-    e.time += steps * (j == k ? (hops - 1) : hops) / (n - 1) * tier.alpha;
+    r.latency += steps * (j == k ? (hops - 1) : hops) / (n - 1) * tier.alpha;
   }
-  e.time += steps * bytes / n * worst;
-  return e;
+  r.transfer = steps * bytes / n * worst;
+  return r;
+}
+Eval ring(const Topology& t, double n, double steps, double bytes, int k) {
+  if (n <= 1) return {0.0, 0};
+  const RingParts r = ring_parts(t, n, steps, bytes, k, kInf);
+  return {r.latency + r.transfer, r.bound};
 }
 
 // NCCL's tree: a chain through the GPUs of each tier-0 domain, a double binary tree across the
@@ -125,6 +144,106 @@ Eval in_switch_tree(const Topology& t, double n, double bytes, int k) {
   const double across = tree_load(c0) * bytes / (ppn * outer.bw) / kTreeEfficiency;
   const double lat = 2 * inner.alpha + 2 * std::ceil(std::log2(c0)) * outer.alpha;
   return {lat + std::max(local, across), local >= across ? 0 : outer.bound};
+}
+
+// NCCL's cost model across tier-0 domains (nccl.h; tuning.cc ncclTopoTuneModel and
+// ncclTopoGetAlgoTime, NCCL 2.30): per protocol, time = latency + size / algbw, where the
+// latency is NCCL's constants and algbw is the physical transfer above (channel-limited NICs)
+// cut by NCCL's protocol fractions and per-channel caps. Every protocol is tried (or the forced
+// one) and the least time wins, as NCCL's tuner does. nodes = c_0, ppn = n / nodes.
+constexpr std::array<Protocol, kProtocols> kAllProtocols{Protocol::ll, Protocol::ll128,
+                                                         Protocol::simple};
+
+// floor(log2(x)) of a node count (NCCL log2i).
+double log2i(double x) {
+  return std::floor(std::log2(std::max(x, 1.0)));
+}
+
+template <class TimeOf>
+Eval best_protocol(std::optional<Protocol> force, int bound, TimeOf time_of) {
+  Eval best;
+  for (Protocol p : kAllProtocols) {
+    if (force && *force != p) continue;
+    const double time = time_of(p);
+    if (time < best.time) best = Eval(time, bound, static_cast<int>(p));
+  }
+  return best;
+}
+
+Eval nccl_ring(const Topology& t, const NcclModel& m, CollectiveOp op, double n, double bytes,
+               int k, std::optional<Protocol> force) {
+  const bool ar = op == CollectiveOp::all_reduce;
+  const double steps = ar ? 2 * (n - 1) : n - 1;
+  const RingParts phys = ring_parts(t, n, steps, bytes, k, m.channels);
+  const double nodes = domains(t, n, 0), ppn = n / nodes;
+  const std::size_t idx = NcclModel::node_index(nodes);
+  const double inter_steps = ar ? 2 * (nodes - 1) : nodes - 1;
+  const double algbw = bytes / phys.transfer, to_alg = n / steps;
+  return best_protocol(force, phys.bound, [&](Protocol p) {
+    const auto i = static_cast<std::size_t>(p);
+    const double overhead =
+        m.net_overhead * (p == Protocol::simple ? m.simple_net_overhead_factor : 1);
+    const double intra = std::max(m.nvlink_ring[i], overhead);
+    const double inter = ppn == 1 ? m.net_tree[i] : m.net_ring[i];
+    double lat = m.base_ring[i] + (steps - inter_steps) * intra + inter_steps * inter;
+    if (p == Protocol::simple && ar && bytes / (m.channels * n) >= 64) lat *= m.ring_simple_plateau;
+    const double bw =
+        p == Protocol::ll
+            ? std::min(m.ll_max[idx == 1 ? 0 : 1] * to_alg, m.ring_ll_fraction * algbw)
+        : p == Protocol::ll128 ? std::min(m.ring_ll128_fraction * algbw,
+                                          m.channels * m.ring_ll128_per_channel[idx] * to_alg)
+                               : algbw;
+    return lat + bytes / bw;
+  });
+}
+
+// Tree correction (treeCorrectionFactor): bandwidth x the factor of size / 64 B's power of two.
+double tree_correction(const NcclModel& m, Protocol p, double bytes) {
+  const auto& f = m.tree_correction[static_cast<std::size_t>(p)];
+  if (bytes < 64) return 1.0;
+  const double log_size = std::floor(std::log2(bytes / 64));
+  return log_size < static_cast<double>(f.size()) ? f[static_cast<std::size_t>(log_size)] : 1.0;
+}
+
+Eval nccl_tree(const Topology& t, const NcclModel& m, double n, double bytes, int k,
+               std::optional<Protocol> force) {
+  const Range outer = range_of(t, 1, k);
+  const Tier& inner = t.tiers[0];
+  const double nodes = domains(t, n, 0), ppn = members(t, n, 0);
+  const std::size_t idx = NcclModel::node_index(nodes);
+  const double chain = ppn > 1 ? 2 * bytes / (inner.bandwidth * inner.efficiency) : 0.0;
+  const double across = tree_load(nodes) * bytes / (std::min(m.channels, ppn) * outer.bw);
+  // NCCL's tree bus bandwidth is 2 x algbw (its ratio .5).
+  const double bus = std::min(2 * bytes / std::max(chain, across) * m.tree_fraction,
+                              m.channels * m.tree_per_channel[idx]);
+  return best_protocol(force, chain >= across ? 0 : outer.bound, [&](Protocol p) {
+    const auto i = static_cast<std::size_t>(p);
+    const double b =
+        p == Protocol::ll ? std::min(bus * m.tree_ll_fraction, m.ll_max[idx == 1 ? 0 : 1])
+        : p == Protocol::ll128
+            ? std::min(bus * m.tree_ll128_fraction, m.channels * m.tree_ll128_per_channel[idx])
+            : bus;
+    const double lat =
+        m.base_tree[i] + 2 * ((ppn - 1) * m.nvlink_tree[i] + log2i(nodes) * m.net_tree[i]);
+    return lat + bytes / (b / 2 * tree_correction(m, p, bytes));
+  });
+}
+
+// NVLS-tree runs Simple only: latency intraLat + 2 log2i(nodes) interLat (+ base); bandwidth
+// the in-switch reduction inside and the tree across, pipelined (NCCL applies no tree fraction
+// to NVLS-tree).
+Eval nccl_in_switch_tree(const Topology& t, const NcclModel& m, double n, double bytes, int k,
+                         std::optional<Protocol> force) {
+  if (!t.tiers[0].in_switch || (force && *force != Protocol::simple)) return {};
+  const Tier& inner = t.tiers[0];
+  const Range outer = range_of(t, 1, k);
+  const double ppn = members(t, n, 0), nodes = domains(t, n, 0);
+  const double local = bytes / (inner.bandwidth * inner.in_switch_efficiency);
+  const double across = tree_load(nodes) * bytes / (ppn * outer.bw);
+  const auto i = static_cast<std::size_t>(Protocol::simple);
+  const double lat =
+      m.base_nvls_tree[i] + m.nvlink_nvls_tree[i] + 2 * log2i(nodes) * m.net_nvls_tree[i];
+  return {lat + std::max(local, across), local >= across ? 0 : outer.bound, static_cast<int>(i)};
 }
 
 Eval flat(const Topology& t, CollectiveOp op, Algorithm a, double n, double bytes, int lo, int hi) {
@@ -201,7 +320,21 @@ Eval direct_all_to_all(const Topology& t, double n, double bytes, int k0) {
   return e;
 }
 
-Eval evaluate(const Topology& t, CollectiveOp op, Algorithm a, double n, double bytes, int k0) {
+Eval evaluate(const Topology& t, CollectiveOp op, Algorithm a, double n, double bytes, int k0,
+              std::optional<Protocol> force) {
+  const bool reduction = op == CollectiveOp::all_reduce || op == CollectiveOp::reduce_scatter ||
+                         op == CollectiveOp::all_gather;
+  if (t.nccl && k0 >= 1 && reduction) {
+    const NcclModel& m = *t.nccl;
+    if (a == Algorithm::ring) return nccl_ring(t, m, op, n, bytes, k0, force);
+    if (op == CollectiveOp::all_reduce && a == Algorithm::tree)
+      return nccl_tree(t, m, n, bytes, k0, force);
+    if (op == CollectiveOp::all_reduce && a == Algorithm::in_switch_tree)
+      return nccl_in_switch_tree(t, m, n, bytes, k0, force);
+  }
+  // LL and LL128 are NCCL's ring, tree and NVLS-tree across nodes only; elsewhere the tiers'
+  // per-step latencies are Simple's (fitted to Simple runs).
+  if (force && *force != Protocol::simple) return {};
   if (op == CollectiveOp::all_to_all)
     return a == Algorithm::direct ? direct_all_to_all(t, n, bytes, k0) : Eval{};
   if (op == CollectiveOp::send_recv) {
@@ -228,7 +361,7 @@ double bus_factor(CollectiveOp op, std::int64_t gpus) {
 }
 
 CollectiveResult collective(const Topology& t, CollectiveOp op, std::int64_t gpus, double bytes,
-                            Algorithm algorithm) {
+                            Algorithm algorithm, std::optional<Protocol> protocol) {
   CollectiveResult r;
   if (gpus < 2 || !(bytes > 0)) {
     r.reason = fmt::format(
@@ -258,26 +391,35 @@ CollectiveResult collective(const Topology& t, CollectiveOp op, std::int64_t gpu
     // NCCL algorithm and runs only when forced.
     for (Algorithm a : {Algorithm::ring, Algorithm::tree, Algorithm::in_switch,
                         Algorithm::in_switch_tree, Algorithm::direct}) {
-      const Eval e = evaluate(t, op, a, n, bytes, k0);
+      const Eval e = evaluate(t, op, a, n, bytes, k0, protocol);
       if (e.time < best.time) {
         best = e;
         r.algorithm = a;
       }
     }
+    if (!best.ok()) {
+      r.reason = fmt::format(
+          "protocol '{}' is not available for {} of {} GPUs on '{}' (LL and LL128 run only in "
+          "NCCL's ring, tree and NVLS-tree across tier-0 domains of a fabric with 'nccl')",
+          protocol ? protocol_name(*protocol) : "auto", op_name(op), gpus, t.name);
+      return r;
+    }
   } else {
-    best = evaluate(t, op, algorithm, n, bytes, k0);
+    best = evaluate(t, op, algorithm, n, bytes, k0, protocol);
     r.algorithm = algorithm;
     if (!best.ok()) {
-      r.reason = fmt::format("algorithm '{}' is not available for {} of {} GPUs on '{}'{}",
-                             algorithm_name(algorithm), op_name(op), gpus, t.name,
-                             algorithm == Algorithm::in_switch
-                                 ? " (a tier crossed has no in-switch reduction)"
-                             : algorithm == Algorithm::in_switch_tree
-                                 ? " (needs in-switch reduction on the innermost tier and a "
-                                   "group spanning more than one of its domains)"
-                             : algorithm == Algorithm::hierarchical || algorithm == Algorithm::tree
-                                 ? " (needs a group spanning more than one inner domain)"
-                                 : "");
+      r.reason = fmt::format(
+          "algorithm '{}'{} is not available for {} of {} GPUs on '{}'{}",
+          algorithm_name(algorithm),
+          protocol ? fmt::format(" with protocol '{}'", protocol_name(*protocol)) : std::string(),
+          op_name(op), gpus, t.name,
+          algorithm == Algorithm::in_switch ? " (a tier crossed has no in-switch reduction)"
+          : algorithm == Algorithm::in_switch_tree
+              ? " (needs in-switch reduction on the innermost tier and a "
+                "group spanning more than one of its domains)"
+          : algorithm == Algorithm::hierarchical || algorithm == Algorithm::tree
+              ? " (needs a group spanning more than one inner domain)"
+              : "");
       return r;
     }
   }
@@ -287,6 +429,7 @@ CollectiveResult collective(const Topology& t, CollectiveOp op, std::int64_t gpu
   r.busbw = r.algbw * bus_factor(op, gpus);
   r.bounding_tier = best.bound;
   r.outer_tier = k0;
+  if (best.protocol >= 0) r.protocol = static_cast<Protocol>(best.protocol);
   return r;
 }
 
@@ -338,6 +481,17 @@ CollectiveOp parse_op(std::string_view word) {
                  "unknown collective '{}' (expected all-reduce, reduce-scatter, all-gather, "
                  "all-to-all or send-recv)",
                  word);
+}
+
+std::optional<Protocol> parse_protocol(std::string_view word) {
+  if (word == "auto") return std::nullopt;
+  for (Protocol p : kAllProtocols) {
+    std::string lower(protocol_name(p));
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (word == protocol_name(p) || word == lower) return p;
+  }
+  LIGHTSIM_THROW(UsageError, "unknown protocol '{}' (expected auto, ll, ll128 or simple)", word);
 }
 
 Algorithm parse_algorithm(std::string_view word) {

@@ -113,6 +113,7 @@ ModelledMeasurement model_measurement(const Topology& t, const CollectiveMeasure
     r.reason = c.reason;
     r.value = c.busbw;
     r.how = std::string(algorithm_name(c.algorithm));
+    if (c.protocol) r.how.append("/").append(protocol_name(*c.protocol));
     return r;
   }
   ExpertExchange x;

@@ -11,6 +11,7 @@ void register_all(Registry& registry) {
   registry.add_spec<GpuSpec>();
   registry.add_spec<KernelTableSpec>();
   registry.add_spec<FabricSpec>();
+  registry.add_spec<NcclTuningSpec>();
   registry.add_spec<FabricDesignSpec>();
   registry.add_spec<SeedPrefillReference>();
   registry.add_spec<CollectiveMeasurementReference>();

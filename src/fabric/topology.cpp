@@ -75,6 +75,9 @@ void FabricSpec::describe(config::Schema<FabricSpec>& s) {
           "fixed cost of one DeepEP low-latency dispatch or combine before its bytes move; "
           "default fitted to DeepEP's EP8 low-latency dispatch on H800 (docs/fabric.md)")
       .range("0 s", "10 ms");
+  s.field("nccl", &FabricSpec::nccl,
+          "NCCL cost model for collectives across tier-0 domains: {tuning: nccl_2_30, arch: "
+          "hopper|blackwell, host_cpu: intel|arm|amd}; unset: one protocol, tier latencies");
   s.rule([](const FabricSpec& f) -> std::optional<std::string> {
     for (std::size_t i = 1; i < f.tiers.size(); ++i) {
       const auto inner = f.tiers[i - 1].domain_size, outer = f.tiers[i].domain_size;
@@ -166,6 +169,9 @@ Topology build_topology(const FabricSpec& spec) {
     t.tiers.push_back(std::move(tier));
   }
   t.expert_low_latency_overhead = spec.expert_low_latency_overhead.si();
+  if (spec.nccl && t.tiers.size() >= 2)
+    t.nccl = compile_nccl(*spec.nccl, t.tiers[0].line_bandwidth, t.tiers[1].line_bandwidth,
+                          t.tiers[0].domain_size);
   for (const auto& [op, algorithm] : spec.collective_algorithms)
     t.forced_algorithm[static_cast<std::size_t>(parse_op(op))] =
         static_cast<int>(parse_algorithm(algorithm));

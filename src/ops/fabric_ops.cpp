@@ -47,6 +47,7 @@ struct CollectiveRequest {
   std::int64_t gpus = 8;
   DataSize bytes = parse<dims::data>("256 MiB");
   std::string algorithm = "auto";
+  std::string protocol = "auto";
   bool sweep = false;
   DataSize min_bytes = parse<dims::data>("1 KiB");
   DataSize max_bytes = parse<dims::data>("16 GiB");
@@ -63,6 +64,10 @@ struct CollectiveRequest {
     s.field("algorithm", &CollectiveRequest::algorithm,
             "auto (NCCL's choice by size), ring, tree, in-switch (nvls), in-switch-tree "
             "(nvls-tree), hierarchical, direct");
+    s.field("protocol", &CollectiveRequest::protocol,
+            "auto (NCCL's choice by size), ll, ll128, simple; LL and LL128 exist across "
+            "tier-0 domains of a fabric with an 'nccl' model (docs/fabric.md)")
+        .one_of({"auto", "ll", "ll128", "simple"});
     s.field("sweep", &CollectiveRequest::sweep, "the busbw curve over sizes (doubling)");
     s.field("min_bytes", &CollectiveRequest::min_bytes, "sweep start").positive();
     s.field("max_bytes", &CollectiveRequest::max_bytes, "sweep end").positive();
@@ -139,6 +144,7 @@ Json result_json(const fabric::Topology& t, fabric::CollectiveOp op, std::int64_
     return j;
   }
   j["algorithm"] = std::string(fabric::algorithm_name(r.algorithm));
+  if (r.protocol) j["protocol"] = std::string(fabric::protocol_name(*r.protocol));
   j["time_s"] = r.time;
   j["algbw_Bps"] = r.algbw;
   j["busbw_Bps"] = r.busbw;
@@ -250,15 +256,23 @@ CollectiveResult evaluate_collective(const CollectiveRequest& q, Env& env) {
   env.inputs_read();
   const fabric::CollectiveOp op = fabric::parse_op(q.op);
   const fabric::Algorithm alg = fabric::parse_algorithm(q.algorithm);
+  const std::optional<fabric::Protocol> protocol = fabric::parse_protocol(q.protocol);
   const std::vector<double> sizes =
       q.sweep ? sweep_sizes(q.min_bytes.si(), q.max_bytes.si()) : std::vector{q.bytes.si()};
   CollectiveResult r{.request = q, .fabric = t.name, .results = Json::array()};
   for (double bytes : sizes) {
-    const fabric::CollectiveResult c = fabric::collective(t, op, q.gpus, bytes, alg);
+    const fabric::CollectiveResult c = fabric::collective(t, op, q.gpus, bytes, alg, protocol);
     if (!c.feasible) LIGHTSIM_THROW(InputError, "{}", c.reason);
     r.results.push_back(result_json(t, op, q.gpus, bytes, c));
   }
   return r;
+}
+
+// "ring", or "ring/LL128" when NCCL's protocol model chose the protocol.
+std::string algorithm_text(const Json& j) {
+  std::string s = j["algorithm"].get<std::string>();
+  if (j.contains("protocol")) s.append("/").append(j["protocol"].get<std::string>());
+  return s;
 }
 
 void print_collective(const CollectiveResult& r, std::ostream& out) {
@@ -269,18 +283,18 @@ void print_collective(const CollectiveResult& r, std::ostream& out) {
                "{} of {} on {} GPUs of {}: {:.4g} us with {}; algbw {:.1f} GB/s, busbw {:.1f} "
                "GB/s; bounded by tier '{}' (group spans up to '{}')\n",
                q.op, format_bytes(q.bytes.si()), q.gpus, r.fabric, j["time_s"].get<double>() * 1e6,
-               j["algorithm"].get<std::string>(), j["algbw_Bps"].get<double>() / 1e9,
+               algorithm_text(j), j["algbw_Bps"].get<double>() / 1e9,
                j["busbw_Bps"].get<double>() / 1e9, j["bounding_tier"].get<std::string>(),
                j["outer_tier"].get<std::string>());
     return;
   }
-  fmt::print(out, "{} on {} GPUs of {}\n{:>14} {:>12} {:>13} {:>13}  {:<12} {}\n", q.op, q.gpus,
+  fmt::print(out, "{} on {} GPUs of {}\n{:>14} {:>12} {:>13} {:>13}  {:<15} {}\n", q.op, q.gpus,
              r.fabric, "bytes", "time (us)", "algbw (GB/s)", "busbw (GB/s)", "algorithm", "bound");
   for (const Json& j : r.results)
-    fmt::print(out, "{:>14.0f} {:>12.4g} {:>13.2f} {:>13.2f}  {:<12} {}\n",
+    fmt::print(out, "{:>14.0f} {:>12.4g} {:>13.2f} {:>13.2f}  {:<15} {}\n",
                j["bytes"].get<double>(), j["time_s"].get<double>() * 1e6,
                j["algbw_Bps"].get<double>() / 1e9, j["busbw_Bps"].get<double>() / 1e9,
-               j["algorithm"].get<std::string>(), j["bounding_tier"].get<std::string>());
+               algorithm_text(j), j["bounding_tier"].get<std::string>());
 }
 
 struct ExpertOpResult {

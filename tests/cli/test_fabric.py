@@ -79,6 +79,46 @@ class NcclAndDeepEp(CliTest):
                 "1 GiB", "--algorithm", "nvls-tree")
         self.assertInputError(r, "not available", "more than one")
 
+    NCCL = (SOURCE / "configs/nccl/nccl_2_30.yaml").read_text()
+
+    def test_nccl_protocol_is_chosen_by_size_and_can_be_forced(self):
+        def protocol(size, *extra):
+            r = run("fabric", "collective", "--fabric", "dgx_h100", "--gpus", "16", "--bytes",
+                    size, "--algorithm", "ring", *extra, "--json")
+            self.assertExit(r, 0)
+            return r.json()["protocol"]
+        # NCCL's constants put the ring's LL -> LL128 switch near 0.8 MB and LL128 -> Simple
+        # near 84 MB on 2 x 8 H100 (tests/unit/fabric/nccl_test.cpp derives both).
+        self.assertEqual(protocol("64KiB"), "LL")
+        self.assertEqual(protocol("8MiB"), "LL128")
+        self.assertEqual(protocol("1GiB"), "Simple")
+        self.assertEqual(protocol("1GiB", "--protocol", "ll128"), "LL128")
+        r = run("fabric", "collective", "--fabric", "dgx_h100", "--gpus", "8", "--bytes", "1MiB",
+                "--protocol", "ll")
+        self.assertInputError(r, "protocol 'LL'", "not available")
+        r = run("fabric", "collective", "--fabric", "dgx_h100", "--gpus", "16", "--protocol", "ll64")
+        self.assertInputError(r, "--protocol")
+
+    def check_bad_nccl(self, old, new, *expected):
+        self.assertIn(old, self.NCCL)
+        self.write("bad.yaml", self.NCCL.replace(old, new, 1))
+        fabric = (SOURCE / "configs/fabrics/dgx_h100.yaml").read_text().replace(
+            "tuning: nccl_2_30", "tuning: bad.yaml", 1)
+        path = self.write("fabric.yaml", fabric)
+        r = run("fabric", "collective", "--fabric", path, "--gpus", "16", "--bytes", "1MiB")
+        self.assertInputError(r, "bad.yaml:", *expected)
+
+    def test_bad_nccl_constants_are_exit_2_naming_file_and_key(self):
+        self.check_bad_nccl("net_overhead: 1 us", "net_overhead: 1", "net_overhead", "missing unit")
+        self.check_bad_nccl("ring_ll_fraction: 0.5", "ring_ll_fraction: -0.5", "ring_ll_fraction")
+        self.check_bad_nccl("ring: {ll: 6.6 us", "ring: {ll: -6.6 us", "base_latency.ring.ll")
+        self.check_bad_nccl("[48.0, 45.0, 42.0", "[45.0, 48.0, 42.0", "inter_channel_speeds_gb_s",
+                            "strictly decreasing")
+        fabric = (SOURCE / "configs/fabrics/dgx_h100.yaml").read_text().replace(
+            "arch: hopper", "arch: ampere", 1)
+        r = run("fabric", "collective", "--fabric", self.write("arch.yaml", fabric), "--gpus", "16")
+        self.assertInputError(r, "arch.yaml:", "nccl.arch")
+
     def test_deepep_low_latency_grows_with_ep(self):
         times = []
         for ep in (8, 32, 128):

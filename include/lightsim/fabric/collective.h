@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -25,6 +26,8 @@ std::string_view algorithm_name(Algorithm a);
 // UsageError else.
 CollectiveOp parse_op(std::string_view word);
 Algorithm parse_algorithm(std::string_view word);
+// "auto" (nullopt), "ll" / "LL", "ll128", "simple"; UsageError else.
+std::optional<Protocol> parse_protocol(std::string_view word);
 double bus_factor(CollectiveOp op, std::int64_t gpus);
 
 struct CollectiveResult {
@@ -36,13 +39,18 @@ struct CollectiveResult {
   double busbw = 0;        // B/s
   int bounding_tier = -1;  // index into Topology::tiers of the tier that limits bandwidth
   int outer_tier = -1;     // the outermost tier the group spans
+  // NCCL protocol of the chosen algorithm when the fabric's NCCL model applies (nccl.h).
+  std::optional<Protocol> protocol;
 };
 
 // Best available algorithm for `op` on `gpus` GPUs, or the one forced here or by the fabric's
-// collective_algorithms (an explicit argument wins). Infeasible results
+// collective_algorithms (an explicit argument wins), and the protocol NCCL's model picks (or the
+// one forced: LL and LL128 exist only across tier-0 domains of a fabric with `nccl`).
+// Infeasible results
 // (group larger than the machine, algorithm not available) carry the reason; no allocation
 // on the feasible path.
 CollectiveResult collective(const Topology& topology, CollectiveOp op, std::int64_t gpus,
-                            double bytes, Algorithm algorithm = Algorithm::automatic);
+                            double bytes, Algorithm algorithm = Algorithm::automatic,
+                            std::optional<Protocol> protocol = std::nullopt);
 
 }  // namespace lightsim::fabric

@@ -13,6 +13,7 @@
 
 #include "lightsim/core/config.h"
 #include "lightsim/fabric/gpu.h"
+#include "lightsim/fabric/nccl.h"
 
 namespace lightsim::fabric {
 
@@ -75,6 +76,10 @@ struct FabricSpec {
   // Fixed cost of one DeepEP low-latency dispatch or combine (launch, per-peer signalling,
   // completion polling) before its bytes move (fabric/expert.h).
   Time expert_low_latency_overhead = Time::si(34.5e-6);
+  // The NCCL whose cost model multi-node all-reduce, reduce-scatter and all-gather follow
+  // (protocols, per-channel caps, channel count; nccl.h). Unset: one protocol, the tiers'
+  // own per-step latencies.
+  std::optional<NcclUseSpec> nccl;
   static void describe(config::Schema<FabricSpec>& s);
 };
 
@@ -99,6 +104,7 @@ struct Topology {
   // automatic (values are Algorithm enumerators, see collective.h).
   std::array<int, 5> forced_algorithm{};
   double expert_low_latency_overhead = 0;  // s (FabricSpec)
+  std::optional<NcclModel> nccl;           // FabricSpec::nccl compiled (needs two tiers)
   std::int64_t capacity() const { return tiers.empty() ? 0 : tiers.back().domain_size; }
 };
 
