@@ -322,6 +322,9 @@ void evaluate(EnhancementRun& run) {
   votes.x = Channel{.field = "votes", .type = "quantitative", .scale = {.type = "log"}};
   votes.y = Channel{.field = "recall_hw", .type = "quantitative", .title = "Recall@k"};
   votes.color = Channel{.field = "condition", .type = "nominal"};
+  // The seed's single-evaluation and voted Recall@32, at one vote and at its vote count.
+  votes.seed_claims = {{.id = "single_evaluation_recall", .at = 1.0},
+                       {.id = "voted_recall", .at = static_cast<double>(run.seed.votes)}};
   run.chart(votes);
   Chart projections{
       .title = "Held-out mass recall by projection", .table = "projections", .mark = Mark::bar};

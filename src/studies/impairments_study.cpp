@@ -293,6 +293,10 @@ void evaluate(ImpairmentsRun& run) {
     if (!drift) chart.column = Channel{.field = "scenario", .type = "nominal", .no_title = true};
     chart.title = fmt::format("Recall@32 vs {} ({})", axis, axis_unit(axis));
     chart.table = "points";
+    // The seed's Recall@32 at its two drifts (claims recall32_drift_low and _high), as markers.
+    if (drift)
+      chart.seed_claims = {{.id = "recall32_drift_low", .at = run.seed.drift_low.si() * 1e12},
+                           {.id = "recall32_drift_high", .at = run.seed.drift_high.si() * 1e12}};
     run.chart(chart);
   }
 }

@@ -172,6 +172,8 @@ void evaluate(NeedleRun& run) {
                           {"needle_hit", "needle_hit_union"}, "hit rate", "truth", "tokens");
   chart.title = "Prism needle hit vs depth";
   chart.table = "depths";
+  // The seed's hit rate (the figure of both claims), a rule across the depths.
+  chart.seed_claims.push_back({.id = "needle_hit_per_head"});
   run.chart(chart);
 }
 

@@ -147,9 +147,12 @@ Chart over_time(std::string title, std::vector<std::string> columns, std::string
 void add_charts(ThermalRun& run) {
   run.chart(over_time("Temperatures over time", {"ambient", "chip", "sensor_mean"}, "series",
                       "temperature", "temperature (C)", false));
-  run.chart(over_time("Resonance drift: uncorrected vs after sensor correction and relocks",
-                      {"uncorrected_rms", "error_rms", "error_max"}, "series", "drift_pm",
-                      "resonance error (pm)"));
+  Chart drift = over_time("Resonance drift: uncorrected vs after sensor correction and relocks",
+                          {"uncorrected_rms", "error_rms", "error_max"}, "series", "drift_pm",
+                          "resonance error (pm)");
+  // The seed's lock target (claim lock_target), a rule across the run.
+  drift.seed_claims.push_back({.id = "lock_target"});
+  run.chart(drift);
   Chart relocks{
       .mark = Mark::rule, .mark_color = "#bbbbbb", .filters = {"datum.relocked_rows > 0"}};
   relocks.x = Channel{.field = "t", .type = "quantitative"};

@@ -85,6 +85,8 @@ class Impairments(RetrievalStudy):
         cols = [c["name"] for c in table["columns"]]
         for chart in res["charts"]:
             spec = chart["vega_lite"]
+            if "layer" in spec:  # seed figures drawn over it: the chart's own spec is layer 0
+                spec = spec["layer"][0]
             conds = re.findall(r"datum\.(\w+) == (?:'([^']*)'|(\d+))",
                                spec["transform"][0]["filter"])
             kept = [dict(zip(cols, r)) for r in table["rows"]
