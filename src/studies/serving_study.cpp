@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "lightsim/core/config_files.h"
+#include "lightsim/core/error.h"
 #include "lightsim/model/transformer.h"
 #include "lightsim/serve/pool_plans.h"
 #include "lightsim/serve/run.h"
@@ -22,9 +23,9 @@ namespace {
 
 using ServingRun = Run<ServingStudySpec, NoReference>;
 
-// One serving run of the grid: which arm, split, traffic and offered load.
+// One serving run of the grid: which model, arm, split, traffic and offered load.
 struct Point {
-  std::size_t arm = 0, split = 0;
+  std::size_t model = 0, arm = 0, split = 0;
   std::string traffic{};  // traffic name, or "context" for part b
   serve::LengthSpec prompt{}, output{};
   double load = 0;        // 1/s per GPU
@@ -32,6 +33,7 @@ struct Point {
 };
 
 struct Outcome {
+  std::string skipped{};  // why the split does not set up for the model ("" = it ran)
   serve::SimResult sim{};
   serve::PowerCost power{};
   double ttft_p99 = 0;
@@ -43,12 +45,15 @@ std::int64_t split_gpus(const ServingSplitSpec& s) {
          s.decode_instances * s.decode_gpus_per_instance;
 }
 
-// The base scenario with the arm's fabric and cost model, the split's pools and the traffic.
-serve::LoadedScenario scenario_of(const ServingStudySpec& spec, const Point& p) {
+// The base scenario with the model, the arm's fabric and cost model, the split's pools and the
+// traffic.
+serve::LoadedScenario scenario_of(const ServingStudySpec& spec, const std::string& model,
+                                  const Point& p) {
   const ServingArmSpec& arm = spec.arms[p.arm];
   const ServingSplitSpec& split = arm.splits[p.split];
   serve::LoadedScenario sc{.spec = spec.scenario.get(), .file = spec.scenario.file()};
   serve::ScenarioSpec& s = sc.spec;
+  s.model = model;
   s.mode = serve::PoolMode::disaggregated;
   s.prefill = {.fabric = arm.fabric,
                .instances = split.prefill_instances,
@@ -73,12 +78,22 @@ serve::LoadedScenario scenario_of(const ServingStudySpec& spec, const Point& p) 
   return sc;
 }
 
-Outcome run_point(const ServingStudySpec& spec, const Point& p, const config::LoadOptions& load,
-                  std::uint64_t seed, const std::atomic<bool>* cancel) {
-  serve::ServeSetup setup = serve::prepare(scenario_of(spec, p), load, seed);
+// One point's serving run. A split whose pools do not set up for the model (serve::prepare's
+// ConfigError: a plan that does not fit it, weights over HBM) is an outcome with the reason,
+// not a run: the same split may fit the study's other models.
+Outcome run_point(const ServingStudySpec& spec, const std::string& model, const Point& p,
+                  const config::LoadOptions& load, std::uint64_t seed,
+                  const std::atomic<bool>* cancel) {
+  Outcome o;
+  serve::ServeSetup setup;
+  try {
+    setup = serve::prepare(scenario_of(spec, model, p), load, seed);
+  } catch (const ConfigError& e) {
+    o.skipped = e.what();
+    return o;
+  }
   setup.config.cancel = cancel;  // a point's simulation stops within 4096 events
   serve::ServeReport r = serve::run(setup);
-  Outcome o;
   o.power = *r.power;
   for (std::size_t i = 0; i < setup.requests.size(); ++i) {
     const serve::RequestTimes& t = r.sim.times[i];
@@ -100,7 +115,7 @@ double per_gpu(double v, std::int64_t gpus) {
 }
 
 std::vector<Column> run_columns(bool with_traffic) {
-  std::vector<Column> c = {{"arm", ""}, {"split", ""}};
+  std::vector<Column> c = {{"model", ""}, {"arm", ""}, {"split", ""}};
   if (with_traffic) c.push_back({"traffic", ""});
   for (Column k : std::vector<Column>{{"prompt_median", "tokens"},
                                       {"load_per_gpu", "1/s"},
@@ -126,12 +141,13 @@ std::vector<Column> run_columns(bool with_traffic) {
 }
 
 // One row of `table` ("runs" with its traffic column, or "context" without one).
-void add_run_row(ServingRun& run, const ServingStudySpec& spec, const std::string& table,
-                 bool with_traffic, const Point& p, const Outcome& o) {
+void add_run_row(ServingRun& run, const ServingStudySpec& spec, const std::string& model,
+                 const std::string& table, bool with_traffic, const Point& p, const Outcome& o) {
   const ServingArmSpec& arm = spec.arms[p.arm];
   const serve::SimResult& s = o.sim;
   const auto row = [&](auto&&... traffic) {
-    run.add_row(table, {{"arm", arm.name},
+    run.add_row(table, {{"model", model},
+                        {"arm", arm.name},
                         {"split", arm.splits[p.split].name},
                         traffic...,
                         {"prompt_median", p.prompt.median},
@@ -179,6 +195,7 @@ void add_charts(ServingRun& run) {
   load.color = Channel{.field = "arm", .type = "nominal"};
   load.stroke_dash = Channel{.field = "split", .type = "nominal"};
   load.column = Channel{.field = "traffic", .type = "nominal"};
+  load.row = Channel{.field = "model", .type = "nominal"};
   load.independent = {"x", "y"};
   run.chart(load);
 
@@ -189,6 +206,7 @@ void add_charts(ServingRun& run) {
       .field = "goodput_per_gpu", .type = "quantitative", .title = "SLO-meeting req/s per GPU"};
   splits.color = Channel{.field = "arm", .type = "nominal"};
   splits.column = Channel{.field = "traffic", .type = "nominal"};
+  splits.row = Channel{.field = "model", .type = "nominal"};
   splits.independent = {"x", "y"};
   run.chart(splits);
 
@@ -202,6 +220,7 @@ void add_charts(ServingRun& run) {
     cdf.y = Channel{.field = "quantile", .type = "quantitative", .title = "share of requests"};
     cdf.color = Channel{.field = "arm", .type = "nominal"};
     cdf.column = Channel{.field = "traffic", .type = "nominal"};
+    cdf.row = Channel{.field = "model", .type = "nominal"};
     cdf.independent = {"x"};
     run.chart(cdf);
   }
@@ -216,12 +235,13 @@ void add_charts(ServingRun& run) {
   ratio.y = Channel{.field = "goodput_ratio", .type = "quantitative", .title = "goodput ratio"};
   ratio.color = Channel{
       .field = "prompt_tokens_per_gpu", .type = "ordinal", .title = "prompt tokens/s per GPU"};
+  ratio.column = Channel{.field = "model", .type = "nominal"};
   run.chart(ratio);
 }
 
 // A plan chosen by a plan search (serve/pool_plans.h), for the `plans` table.
 struct PlanRow {
-  std::string arm, split, pool, plan;
+  std::string model, arm, split, pool, plan;
   std::int64_t gpus = 0, at = 0;  // GPUs of the instance; prompt tokens or decode keys
   std::int64_t candidates = 0, evaluated = 0, feasible = 0, batch = 0;
   double time = 0;  // s: one prompt's latency (prefill) or the TPOT (decode)
@@ -229,16 +249,24 @@ struct PlanRow {
 };
 
 struct SearchedSpec {
+  std::string model;  // configs/models/ name or config.json path
   ServingStudySpec spec;
   std::vector<PlanRow> plans;
 };
 
-// The study's spec with each arm's searched splits after its stated ones; with search_plans,
-// their plans from the plan searches (one prefill search per arm: its instances are the same
-// for every split; one decode search per decode pool size).
-SearchedSpec with_searched_splits(const ServingRun& run) {
-  SearchedSpec out{.spec = run.spec, .plans = {}};
-  const serve::ScenarioSpec& base = run.spec.scenario.get();
+// The models served: the study's `models`, or the scenario's model when none are given.
+std::vector<std::string> models_of(const ServingStudySpec& spec) {
+  if (!spec.models.empty()) return spec.models;
+  return {spec.scenario.get().model};
+}
+
+// The study's spec for one model with each arm's searched splits after its stated ones; with
+// search_plans, their plans from the plan searches for that model (one prefill search per arm:
+// its instances are the same for every split; one decode search per decode pool size).
+SearchedSpec with_searched_splits(const ServingRun& run, const std::string& model_name) {
+  SearchedSpec out{.model = model_name, .spec = run.spec, .plans = {}};
+  serve::ScenarioSpec base = run.spec.scenario.get();
+  base.model = model_name;
   std::optional<model::Transformer> model;
   for (ServingArmSpec& arm : out.spec.arms) {
     const ServingSplitSearchSpec& x = arm.split_search;
@@ -247,7 +275,8 @@ SearchedSpec with_searched_splits(const ServingRun& run) {
       if (!model)
         model = model::load_hf_config(
             config::find_named(base.model, "models", run.presets.roots_only(), "model"));
-      const std::string where = fmt::format("arms '{}'.split_search", arm.name);
+      const std::string where =
+          fmt::format("arms '{}'.split_search (model '{}')", arm.name, model_name);
       const serve::PrefillPlanChoice pre =
           serve::choose_prefill_plan(base, *model, arm.fabric, x.prefill_gpus_per_instance,
                                      x.plan_prompt, where, run.ctx.cancel_flag());
@@ -258,7 +287,8 @@ SearchedSpec with_searched_splits(const ServingRun& run) {
         s.decode_plan = dec.plan;
         s.max_batch = dec.batch;
         out.plans.push_back(
-            {.arm = arm.name,
+            {.model = model_name,
+             .arm = arm.name,
              .split = s.name,
              .pool = "prefill",
              .plan = pre.plan,
@@ -271,7 +301,8 @@ SearchedSpec with_searched_splits(const ServingRun& run) {
              .time = pre.latency,
              .tokens_per_s_per_gpu = static_cast<double>(x.plan_prompt) / pre.latency /
                                      static_cast<double>(x.prefill_gpus_per_instance)});
-        out.plans.push_back({.arm = arm.name,
+        out.plans.push_back({.model = model_name,
+                             .arm = arm.name,
                              .split = s.name,
                              .pool = "decode",
                              .plan = dec.plan,
@@ -294,7 +325,8 @@ void add_plans_table(ServingRun& run, const std::vector<PlanRow>& plans) {
   run.table("plans",
             "Plans chosen by the plan searches of each searched split (prefill: lowest latency "
             "of one prompt; decode: most tokens/s per GPU under the TPOT target)",
-            {{"arm", ""},
+            {{"model", ""},
+             {"arm", ""},
              {"split", ""},
              {"pool", ""},
              {"plan", ""},
@@ -307,7 +339,8 @@ void add_plans_table(ServingRun& run, const std::vector<PlanRow>& plans) {
              {"time", "ms"},
              {"tokens_per_s_per_gpu", "1/s"}});
   for (const PlanRow& p : plans)
-    run.add_row("plans", {{"arm", p.arm},
+    run.add_row("plans", {{"model", p.model},
+                          {"arm", p.arm},
                           {"split", p.split},
                           {"pool", p.pool},
                           {"plan", p.plan},
@@ -322,49 +355,68 @@ void add_plans_table(ServingRun& run, const std::vector<PlanRow>& plans) {
 }
 
 void evaluate(ServingRun& run) {
-  const SearchedSpec searched = with_searched_splits(run);
-  const ServingStudySpec& spec = searched.spec;
-  // Part a: every arm x traffic x split x load.
+  std::vector<SearchedSpec> models;  // per model: the arms' stated and searched splits
+  for (const std::string& m : models_of(run.spec)) models.push_back(with_searched_splits(run, m));
+  // Part a: every model x arm x traffic x split x load.
   std::vector<Point> grid;
-  for (std::size_t a = 0; a < spec.arms.size(); ++a)
-    for (const ServingTrafficSpec& t : spec.traffics)
-      for (std::size_t s = 0; s < spec.arms[a].splits.size(); ++s)
-        for (double l : t.loads)
-          grid.push_back({.arm = a,
-                          .split = s,
-                          .traffic = t.name,
-                          .prompt = t.prompt,
-                          .output = t.output,
-                          .load = l});
-  // Part b: every arm x context x split x load, fixed prompt lengths.
+  for (std::size_t m = 0; m < models.size(); ++m) {
+    const ServingStudySpec& spec = models[m].spec;
+    for (std::size_t a = 0; a < spec.arms.size(); ++a)
+      for (const ServingTrafficSpec& t : spec.traffics)
+        for (std::size_t s = 0; s < spec.arms[a].splits.size(); ++s)
+          for (double l : t.loads)
+            grid.push_back({.model = m,
+                            .arm = a,
+                            .split = s,
+                            .traffic = t.name,
+                            .prompt = t.prompt,
+                            .output = t.output,
+                            .load = l});
+  }
+  // Part b: every model x arm x context x split x load, fixed prompt lengths.
   const std::size_t part_b = grid.size();
-  for (std::size_t a = 0; a < spec.arms.size(); ++a)
-    for (std::int64_t c : spec.contexts)
-      for (std::size_t s = 0; s < spec.arms[a].splits.size(); ++s)
-        for (double l : spec.context_loads)
-          grid.push_back({.arm = a,
-                          .split = s,
-                          .traffic = "context",
-                          .prompt = {.distribution = serve::LengthDistribution::fixed,
-                                     .median = c,
-                                     .min = c,
-                                     .max = c,
-                                     .sigma = 0},
-                          .output = spec.context_output,
-                          .load = l / static_cast<double>(c),
-                          .token_load = l});
+  for (std::size_t m = 0; m < models.size(); ++m) {
+    const ServingStudySpec& spec = models[m].spec;
+    for (std::size_t a = 0; a < spec.arms.size(); ++a)
+      for (std::int64_t c : spec.contexts)
+        for (std::size_t s = 0; s < spec.arms[a].splits.size(); ++s)
+          for (double l : spec.context_loads)
+            grid.push_back({.model = m,
+                            .arm = a,
+                            .split = s,
+                            .traffic = "context",
+                            .prompt = {.distribution = serve::LengthDistribution::fixed,
+                                       .median = c,
+                                       .min = c,
+                                       .max = c,
+                                       .sigma = 0},
+                            .output = spec.context_output,
+                            .load = l / static_cast<double>(c),
+                            .token_load = l});
+  }
   const std::uint64_t seed = run.ctx.seed();
   const std::vector<Outcome> out = run.map(grid, [&](const Point& p) {
-    return run_point(spec, p, run.presets, seed, run.ctx.cancel_flag());
+    const SearchedSpec& m = models[p.model];
+    return run_point(m.spec, m.model, p, run.presets, seed, run.ctx.cancel_flag());
   });
+  const auto spec_of = [&](const Point& p) -> const ServingStudySpec& {
+    return models[p.model].spec;
+  };
+  const auto model_of = [&](const Point& p) -> const std::string& { return models[p.model].model; };
 
-  run.table("runs", "Every arm x traffic x pool split x offered load", run_columns(true));
-  for (std::size_t i = 0; i < part_b; ++i) add_run_row(run, spec, "runs", true, grid[i], out[i]);
+  run.table("runs", "Every model x arm x traffic x pool split x offered load (run points only)",
+            run_columns(true));
+  for (std::size_t i = 0; i < part_b; ++i)
+    if (out[i].skipped.empty())
+      add_run_row(run, spec_of(grid[i]), model_of(grid[i]), "runs", true, grid[i], out[i]);
 
-  // Best load of each (arm, traffic, split): the highest goodput per GPU; best split of each
-  // (arm, traffic): the highest of those.
-  run.table("splits", "Each pool split at its best offered load",
-            {{"arm", ""},
+  // Best load of each (model, arm, traffic, split): the highest goodput per GPU; best split of
+  // each (model, arm, traffic): the highest of those. Splits that do not set up are left out.
+  run.table("splits",
+            "Each pool split at its best offered load; `skipped`: why it does not run for the "
+            "model (its figures are then 0)",
+            {{"model", ""},
+             {"arm", ""},
              {"traffic", ""},
              {"split", ""},
              {"prefill_plan", ""},
@@ -375,97 +427,133 @@ void evaluate(ServingRun& run) {
              {"goodput_per_kw", "1/s"},
              {"requests_per_usd", ""},
              {"slo_attainment", ""},
-             {"best", ""}});
+             {"best", ""},
+             {"skipped", ""}});
   // Point i is better than j: it meets the attainment floor and j does not, or both or
   // neither do and its goodput per GPU is higher (ties: the first stays).
-  const auto meets = [&](std::size_t i) {
-    return out[i].sim.slo_attainment >= spec.attainment_floor;
-  };
+  const double floor = run.spec.attainment_floor;
+  const auto meets = [&](std::size_t i) { return out[i].sim.slo_attainment >= floor; };
   const auto better = [&](std::size_t i, std::size_t j) {
     if (meets(i) != meets(j)) return meets(i);
     return out[i].power.goodput_per_s_per_gpu > out[j].power.goodput_per_s_per_gpu;
   };
-  std::map<std::tuple<std::size_t, std::string, std::size_t>, std::size_t> best_load;
-  std::map<std::pair<std::size_t, std::string>, std::size_t> best_split;
+  using SplitKey = std::tuple<std::size_t, std::size_t, std::string, std::size_t>;
+  using TrafficKey = std::tuple<std::size_t, std::size_t, std::string>;
+  std::map<SplitKey, std::size_t> best_load, first_point;
+  std::map<TrafficKey, std::size_t> best_split;
   for (std::size_t i = 0; i < part_b; ++i) {
     const Point& p = grid[i];
-    const auto key = std::make_tuple(p.arm, p.traffic, p.split);
+    const SplitKey key{p.model, p.arm, p.traffic, p.split};
+    first_point.emplace(key, i);
+    if (!out[i].skipped.empty()) continue;
     auto it = best_load.find(key);
     if (it == best_load.end() || better(i, it->second)) best_load[key] = i;
   }
   for (const auto& [key, i] : best_load) {
-    const auto k = std::make_pair(std::get<0>(key), std::get<1>(key));
+    const TrafficKey k{std::get<0>(key), std::get<1>(key), std::get<2>(key)};
     auto it = best_split.find(k);
     if (it == best_split.end() || better(i, it->second)) best_split[k] = i;
   }
-  for (std::size_t a = 0; a < spec.arms.size(); ++a)
-    for (const ServingTrafficSpec& t : spec.traffics)
-      for (std::size_t s = 0; s < spec.arms[a].splits.size(); ++s) {
-        const std::size_t i = best_load.at({a, t.name, s});
-        const Outcome& o = out[i];
-        const ServingSplitSpec& split = spec.arms[a].splits[s];
-        run.add_row("splits",
-                    {{"arm", spec.arms[a].name},
-                     {"traffic", t.name},
-                     {"split", split.name},
-                     {"prefill_plan", split.prefill_plan},
-                     {"decode_plan", split.decode_plan},
-                     {"max_batch", split.max_batch},
-                     {"load_per_gpu", grid[i].load},
-                     {"goodput_per_gpu", o.power.goodput_per_s_per_gpu},
-                     {"goodput_per_kw", o.power.goodput_per_s_per_kw},
-                     {"requests_per_usd", o.power.goodput_per_usd},
-                     {"slo_attainment", o.sim.slo_attainment},
-                     {"best", std::string(best_split.at({a, t.name}) == i ? "yes" : "")}});
-      }
-  add_plans_table(run, searched.plans);
-
-  run.table("latency_cdf", "TTFT and TPOT quantiles at each arm's best split and load",
-            {{"arm", ""}, {"traffic", ""}, {"metric", ""}, {"quantile", ""}, {"latency", "s"}});
-  for (std::size_t a = 0; a < spec.arms.size(); ++a)
-    for (const ServingTrafficSpec& t : spec.traffics) {
-      const Outcome& o = out[best_split.at({a, t.name})];
-      for (const auto& [metric, values] :
-           {std::pair<std::string, const std::vector<double>*>{"ttft", &o.ttft},
-            std::pair<std::string, const std::vector<double>*>{"tpot", &o.tpot}})
-        for (std::int64_t k = 0; k <= spec.cdf_points; ++k) {
-          const double q = static_cast<double>(k) / static_cast<double>(spec.cdf_points);
-          run.add_row("latency_cdf", {{"arm", spec.arms[a].name},
-                                      {"traffic", t.name},
-                                      {"metric", metric},
-                                      {"quantile", q},
-                                      {"latency", quantile(*values, q)}});
+  for (std::size_t m = 0; m < models.size(); ++m) {
+    const ServingStudySpec& spec = models[m].spec;
+    for (std::size_t a = 0; a < spec.arms.size(); ++a)
+      for (const ServingTrafficSpec& t : spec.traffics) {
+        LIGHTSIM_CHECK_AS(ConfigError, best_split.count({m, a, t.name}) == 1,
+                          "model '{}', arms '{}': no split sets up for this model (the "
+                          "first: {})",
+                          models[m].model, spec.arms[a].name,
+                          out[first_point.at({m, a, t.name, 0})].skipped);
+        for (std::size_t s = 0; s < spec.arms[a].splits.size(); ++s) {
+          const auto found = best_load.find({m, a, t.name, s});
+          const std::size_t i =
+              found != best_load.end() ? found->second : first_point.at({m, a, t.name, s});
+          const bool ran = found != best_load.end();
+          const Outcome& o = out[i];
+          const ServingSplitSpec& split = spec.arms[a].splits[s];
+          run.add_row("splits",
+                      {{"model", models[m].model},
+                       {"arm", spec.arms[a].name},
+                       {"traffic", t.name},
+                       {"split", split.name},
+                       {"prefill_plan", split.prefill_plan},
+                       {"decode_plan", split.decode_plan},
+                       {"max_batch", split.max_batch},
+                       {"load_per_gpu", ran ? grid[i].load : 0.0},
+                       {"goodput_per_gpu", o.power.goodput_per_s_per_gpu},
+                       {"goodput_per_kw", o.power.goodput_per_s_per_kw},
+                       {"requests_per_usd", o.power.goodput_per_usd},
+                       {"slo_attainment", o.sim.slo_attainment},
+                       {"best", std::string(best_split.at({m, a, t.name}) == i ? "yes" : "")},
+                       {"skipped", o.skipped}});
         }
-    }
+      }
+  }
+  std::vector<PlanRow> plans;
+  for (const SearchedSpec& m : models) plans.insert(plans.end(), m.plans.begin(), m.plans.end());
+  add_plans_table(run, plans);
 
-  // Part b: each arm's best split at each (context, load); the ratio to the first arm.
-  run.table("context", "Fixed prompt lengths: every arm x split x load", run_columns(false));
-  std::map<std::tuple<std::size_t, std::int64_t, double>, double> best;
+  run.table("latency_cdf", "TTFT and TPOT quantiles at each model's and arm's best split and load",
+            {{"model", ""},
+             {"arm", ""},
+             {"traffic", ""},
+             {"metric", ""},
+             {"quantile", ""},
+             {"latency", "s"}});
+  for (std::size_t m = 0; m < models.size(); ++m)
+    for (std::size_t a = 0; a < models[m].spec.arms.size(); ++a)
+      for (const ServingTrafficSpec& t : models[m].spec.traffics) {
+        const Outcome& o = out[best_split.at({m, a, t.name})];
+        for (const auto& [metric, values] :
+             {std::pair<std::string, const std::vector<double>*>{"ttft", &o.ttft},
+              std::pair<std::string, const std::vector<double>*>{"tpot", &o.tpot}})
+          for (std::int64_t k = 0; k <= run.spec.cdf_points; ++k) {
+            const double q = static_cast<double>(k) / static_cast<double>(run.spec.cdf_points);
+            run.add_row("latency_cdf", {{"model", models[m].model},
+                                        {"arm", models[m].spec.arms[a].name},
+                                        {"traffic", t.name},
+                                        {"metric", metric},
+                                        {"quantile", q},
+                                        {"latency", quantile(*values, q)}});
+          }
+      }
+
+  // Part b: each model's and arm's best split at each (context, load); the ratio to the first
+  // arm of the same model.
+  run.table("context", "Fixed prompt lengths: every model x arm x split x load (run points only)",
+            run_columns(false));
+  std::map<std::tuple<std::size_t, std::size_t, std::int64_t, double>, double> best;
   for (std::size_t i = part_b; i < grid.size(); ++i) {
-    add_run_row(run, spec, "context", false, grid[i], out[i]);
-    double& b = best[{grid[i].arm, grid[i].prompt.median, grid[i].token_load}];
+    if (!out[i].skipped.empty()) continue;
+    add_run_row(run, spec_of(grid[i]), model_of(grid[i]), "context", false, grid[i], out[i]);
+    double& b = best[{grid[i].model, grid[i].arm, grid[i].prompt.median, grid[i].token_load}];
     b = std::max(b, out[i].power.goodput_per_s_per_gpu);
   }
-  run.table("context_ratio", "Best-split goodput per GPU of each arm over the first arm's",
-            {{"arm", ""},
+  run.table("context_ratio",
+            "Best-split goodput per GPU of each arm over the first arm's, per model",
+            {{"model", ""},
+             {"arm", ""},
              {"context", "tokens"},
              {"prompt_tokens_per_gpu", "1/s"},
              {"load_per_gpu", "1/s"},
              {"goodput_per_gpu", "1/s"},
              {"baseline_goodput_per_gpu", "1/s"},
              {"goodput_ratio", "x"}});
-  for (std::size_t a = 1; a < spec.arms.size(); ++a)
-    for (std::int64_t c : spec.contexts)
-      for (double l : spec.context_loads) {
-        const double ours = best.at({a, c, l}), base = best.at({0, c, l});
-        run.add_row("context_ratio", {{"arm", spec.arms[a].name},
-                                      {"context", c},
-                                      {"prompt_tokens_per_gpu", l},
-                                      {"load_per_gpu", l / static_cast<double>(c)},
-                                      {"goodput_per_gpu", ours},
-                                      {"baseline_goodput_per_gpu", base},
-                                      {"goodput_ratio", base > 0 ? ours / base : 0.0}});
-      }
+  for (std::size_t m = 0; m < models.size(); ++m)
+    for (std::size_t a = 1; a < run.spec.arms.size(); ++a)
+      for (std::int64_t c : run.spec.contexts)
+        for (double l : run.spec.context_loads) {
+          const auto ours_it = best.find({m, a, c, l}), base_it = best.find({m, 0, c, l});
+          if (ours_it == best.end() || base_it == best.end()) continue;  // no split ran
+          const double ours = ours_it->second, base = base_it->second;
+          run.add_row("context_ratio", {{"model", models[m].model},
+                                        {"arm", run.spec.arms[a].name},
+                                        {"context", c},
+                                        {"prompt_tokens_per_gpu", l},
+                                        {"load_per_gpu", l / static_cast<double>(c)},
+                                        {"goodput_per_gpu", ours},
+                                        {"baseline_goodput_per_gpu", base},
+                                        {"goodput_ratio", base > 0 ? ours / base : 0.0}});
+        }
   add_charts(run);
 }
 
@@ -599,6 +687,9 @@ void ServingStudySpec::describe(config::Schema<ServingStudySpec>& s) {
           "base serving scenario (configs/serve/): model, formats, SLOs, scheduler, arrival "
           "process and request count")
       .required();
+  s.field("models", &ServingStudySpec::models,
+          "models served, each on every arm, traffic and split (configs/models/ names or "
+          "config.json paths; empty: the scenario's model)");
   s.field("arms", &ServingStudySpec::arms, "fabrics under test; the first is the baseline")
       .required();
   s.field("traffics", &ServingStudySpec::traffics, "traffic shapes of part a").required();
@@ -618,6 +709,10 @@ void ServingStudySpec::describe(config::Schema<ServingStudySpec>& s) {
   s.rule([](const ServingStudySpec& st) -> std::optional<std::string> {
     if (st.arms.size() < 2) return "'arms' needs at least two fabrics to compare";
     if (st.traffics.empty()) return "'traffics' needs at least one traffic";
+    for (std::size_t i = 0; i < st.models.size(); ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (st.models[i] == st.models[j])
+          return "models[" + std::to_string(i) + "]: '" + st.models[i] + "' is listed twice";
     for (std::size_t i = 0; i < st.arms.size(); ++i)
       for (std::size_t j = 0; j < i; ++j)
         if (st.arms[i].name == st.arms[j].name)

@@ -1,6 +1,6 @@
-// The `serving` study (docs/studies.md "serving"): a model served on copper NVL72 racks and on
-// the photonic pod under chat and long-context traffic with SLOs: goodput per GPU, per kW and
-// per dollar against load for each pool split of a small stated set, the best split of each
+// The `serving` study (docs/studies.md "serving"): one or more models served on copper NVL72 racks
+// and on the photonic pod under chat and long-context traffic with SLOs: goodput per GPU, per kW
+// and per dollar against load for each pool split of a small stated set, the best split of each
 // fabric (issue 21 part 5a), and the goodput ratio photonic / copper against context length
 // and load (part 5b). Every run is a `serve run` of the study's base scenario (serve/run.h)
 // with the arm's fabric, cost model and split and the traffic's lengths and rate.
@@ -91,6 +91,11 @@ struct ServingStudySpec {
   static constexpr std::string_view kind = "serving_study";
   // Model, number formats, SLOs, scheduler, arrival process and request count of every run.
   config::Ref<serve::ScenarioSpec> scenario = "deepseek_v3_pod";
+  // Models served, each on every arm, traffic and split (configs/models/ names or config.json
+  // paths; the scenario's model swapped); empty: the scenario's model only. A split whose
+  // pools do not set up for a model (a plan that does not fit it: ConfigError from
+  // serve::prepare) is not run for it; the `splits` table states why.
+  std::vector<std::string> models{};
   std::vector<ServingArmSpec> arms{};  // the first is the baseline of the ratios
   std::vector<ServingTrafficSpec> traffics{};
   // Part b: fixed prompt lengths (tokens) at `context_loads` (prompt tokens/s per GPU, so the

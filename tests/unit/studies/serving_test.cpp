@@ -1,8 +1,11 @@
 // The `serving` study (studies/serving.h): with infinite bandwidth and no latency on every
 // tier, the copper racks and the photonic pod serve identically, so the fabric choice changes
-// nothing; with their real bandwidths they differ.
+// nothing; with their real bandwidths they differ. Several models run in one study, each
+// split reported per model.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <variant>
@@ -124,32 +127,44 @@ std::size_t column_index(const report::NamedTable& t, const std::string& name) {
   return c;
 }
 
+// The serving study at quick size on the shipped copper and photonic arms, each with
+// `arm_body` (its splits or split search), one fixed chat traffic (1024-token prompts, 16
+// output tokens) at `load` requests/s per GPU, no part b, `requests` per run, seed 3;
+// `models`: the study's models list ("": the quick size's).
+report::StudyResult run_shipped_arms(const std::string& arm_body, double load, int requests,
+                                     const std::string& models = "") {
+  Registry registry;
+  register_all(registry);
+  const config::LoadOptions options = testing::shipped_configs();
+  StudyInput in = make_input("serving", default_config("serving", options), options, Size::quick);
+  if (!models.empty()) config::apply_assignment(in.document, "models=" + models);
+  config::apply_assignment(in.document,
+                           "arms=[{name: copper, fabric: seed_copper_1152, kv_tier: 1, cost_model: "
+                           "copper_nvl72, " +
+                               arm_body +
+                               "}, {name: photonic, fabric: photonic_4x_1152, kv_tier: 0, "
+                               "cost_model: photonic_pod_1152, " +
+                               arm_body + "}]");
+  config::apply_assignment(
+      in.document,
+      fmt::format("traffics=[{{name: chat, prompt: {{distribution: fixed, median: "
+                  "1024}}, output: {{distribution: fixed, median: 16}}, loads: [{}]}}]",
+                  load));
+  config::apply_assignment(in.document, "contexts=[]");
+  config::apply_assignment(in.document, fmt::format("requests={}", requests));
+  Context ctx(ContextOptions{.seed = 3, .threads = 1});
+  return study_family(registry).get("serving")(in, ctx);
+}
+
 // With search_plans each searched split runs the plans the searches chose: the `plans` table
 // lists a prefill and a decode plan per split with their candidate counts, every decode plan
 // meets the scenario's 50 ms TPOT target, and the `splits` table runs those plans with the
 // decode search's batch as max_batch.
 TEST(ServingStudy, SearchedPlansAreReportedAndRun) {
-  Registry registry;
-  register_all(registry);
-  const config::LoadOptions load = testing::shipped_configs();
-  StudyInput in = make_input("serving", default_config("serving", load), load, Size::quick);
-  const std::string arm_search =
+  const report::StudyResult r = run_shipped_arms(
       "split_search: {total_gpus: 48, prefill_gpus_per_instance: 8, decode_gpus: [16, 24], "
-      "search_plans: true, plan_prompt: 1024, plan_context: 2048}";
-  config::apply_assignment(in.document,
-                           "arms=[{name: copper, fabric: seed_copper_1152, kv_tier: 1, cost_model: "
-                           "copper_nvl72, " +
-                               arm_search +
-                               "}, {name: photonic, fabric: "
-                               "photonic_4x_1152, kv_tier: 0, cost_model: photonic_pod_1152, " +
-                               arm_search + "}]");
-  config::apply_assignment(in.document,
-                           "traffics=[{name: chat, prompt: {distribution: fixed, median: 1024}, "
-                           "output: {distribution: fixed, median: 16}, loads: [1]}]");
-  config::apply_assignment(in.document, "contexts=[]");
-  config::apply_assignment(in.document, "requests=100");
-  Context ctx(ContextOptions{.seed = 3, .threads = 1});
-  const report::StudyResult r = study_family(registry).get("serving")(in, ctx);
+      "search_plans: true, plan_prompt: 1024, plan_context: 2048}",
+      1.0, 100);
 
   const report::NamedTable& plans = table(r, "plans");
   ASSERT_EQ(plans.table.rows().size(), 8u);  // 2 arms x 2 splits x (prefill, decode)
@@ -184,6 +199,71 @@ TEST(ServingStudy, SearchedPlansAreReportedAndRun) {
     }
   }
   EXPECT_EQ(matched, 8u);  // one traffic: each plan row meets its split's one row
+}
+
+// Two models in one run: every table gets a `model` column with both; a stated split whose plan
+// does not fit one model (decode TP=128: DeepSeek-V3 has 128 attention heads, Kimi K2 64) runs
+// for the model it fits and is reported with the reason for the other, its plan as stated (not
+// clamped) and no rows in `runs`.
+TEST(ServingStudy, TwoModelsGetAModelColumnAndAnUnfitPlanIsReported) {
+  const report::StudyResult r = run_shipped_arms(
+      "splits: [{name: fits, prefill_instances: 1, prefill_gpus_per_instance: 8, prefill_plan: "
+      "\"EP=8\", decode_instances: 1, decode_gpus_per_instance: 16, decode_plan: "
+      "\"DPA=16,EP=16\", max_batch: 1024}, {name: tp128, prefill_instances: 1, "
+      "prefill_gpus_per_instance: 8, prefill_plan: \"EP=8\", decode_instances: 1, "
+      "decode_gpus_per_instance: 128, decode_plan: \"TP=128\", max_batch: 256}]",
+      0.5, 60, "[deepseek_v3, kimi_k2]");
+
+  const report::NamedTable& runs = table(r, "runs");
+  const std::size_t r_model = column_index(runs, "model"), r_split = column_index(runs, "split");
+  std::set<std::string> run_models;
+  for (const auto& row : runs.table.rows()) {
+    run_models.insert(std::get<std::string>(row[r_model]));
+    EXPECT_FALSE(std::get<std::string>(row[r_model]) == "kimi_k2" &&
+                 std::get<std::string>(row[r_split]) == "tp128");
+  }
+  EXPECT_EQ(run_models, (std::set<std::string>{"deepseek_v3", "kimi_k2"}));
+  EXPECT_EQ(runs.table.rows().size(), 6u);  // 2 arms x (2 DeepSeek splits + 1 Kimi split)
+
+  const report::NamedTable& s = table(r, "splits");
+  const std::size_t s_model = column_index(s, "model"), s_split = column_index(s, "split"),
+                    s_decode = column_index(s, "decode_plan"), s_skip = column_index(s, "skipped");
+  ASSERT_EQ(s.table.rows().size(), 8u);  // 2 models x 2 arms x 2 splits
+  std::size_t reported = 0;
+  for (const auto& row : s.table.rows()) {
+    const std::string model = std::get<std::string>(row[s_model]);
+    const std::string skipped = std::get<std::string>(row[s_skip]);
+    if (model == "kimi_k2" && std::get<std::string>(row[s_split]) == "tp128") {
+      ++reported;
+      EXPECT_EQ(std::get<std::string>(row[s_decode]), "TP=128");
+      EXPECT_NE(skipped.find("TP=128 does not divide the 64 attention heads"), std::string::npos)
+          << skipped;
+    } else {
+      EXPECT_EQ(skipped, "") << model;
+    }
+  }
+  EXPECT_EQ(reported, 2u);  // one per arm
+  for (const char* t : {"latency_cdf", "context_ratio", "plans"}) {
+    const report::NamedTable& named = table(r, t);
+    EXPECT_EQ(named.table.columns()[0].name, "model") << t;
+  }
+}
+
+// A model listed twice is a ConfigError naming the second.
+TEST(ServingStudy, AModelListedTwiceIsAConfigError) {
+  Registry registry;
+  register_all(registry);
+  const config::LoadOptions load = testing::shipped_configs();
+  StudyInput in = make_input("serving", default_config("serving", load), load, Size::quick);
+  config::apply_assignment(in.document, "models=[kimi_k2, deepseek_v3, kimi_k2]");
+  Context ctx;
+  try {
+    (void)study_family(registry).get("serving")(in, ctx);
+    FAIL() << "expected a ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("models[2]: 'kimi_k2' is listed twice"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace
