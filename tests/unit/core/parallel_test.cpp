@@ -111,7 +111,9 @@ TEST(Parallel, ExceptionFromLowestThrowingChunkPropagates) {
     // exactly the 11 up to it run. With more threads the others may claim every remaining
     // chunk before the throw is recorded (seen under ASan on a loaded machine: all 1000 ran),
     // so the count is no contract there; the reported exception (above) is.
-    if (threads == 1) EXPECT_EQ(ran.load(), 11u);
+    if (threads == 1) {
+      EXPECT_EQ(ran.load(), 11u);
+    }
     // The pool stays usable.
     std::atomic<int> count{0};
     parallel_for(pool, 100, [&](std::size_t) { count.fetch_add(1); });
