@@ -1,7 +1,11 @@
 // report.html: summary of claims, then one section per study (render.h).
 #include "lightsim/report/render.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <iterator>
+#include <type_traits>
 
 #include "lightsim/core/error.h"
 #include "report/chart_scales.h"
@@ -32,9 +36,40 @@ std::string table_key(const StudyResult& r, const NamedTable& t) {
   return r.study + "/" + t.name;
 }
 
+// Uncharted tables of more rows than this are not carried by the page: their CSV file beside
+// the results holds them (the default-size page stays under 1.5 MB, issue 22; the serving
+// study's per-run context table alone was 190 KB).
+constexpr std::size_t kMaxEmbeddedRows = 500;
+
+bool charted(const StudyResult& r, const NamedTable& t) {
+  return std::any_of(r.charts.begin(), r.charts.end(),
+                     [&](const Chart& c) { return c.table == t.name; });
+}
+
+bool embedded(const StudyResult& r, const NamedTable& t) {
+  return t.table.row_count() <= kMaxEmbeddedRows || charted(r, t);
+}
+
+// A number as the page carries it: 6 significant digits (the result's JSON and CSV files keep
+// every digit). Integer values below 2^53 stay exact: chart filters compare them.
+Json page_number(double v) {
+  if (!std::isfinite(v) || (std::trunc(v) == v && std::fabs(v) < 9007199254740992.0)) return v;
+  return std::strtod(fmt::format("{:.6g}", v).c_str(), nullptr);
+}
+
 // A table's heading and an empty <table> the page script fills from the shared data
-// (lightsimData.tables[key]), so a table charted several times is stored once.
+// (lightsimData.tables[key]), so a table charted several times is stored once; a table not
+// embedded (above) names its CSV file instead.
 void table_html(Page& p, const StudyResult& r, const NamedTable& t) {
+  if (!embedded(r, t)) {
+    p.markup("<h4>");
+    p.text(t.title);
+    p.raw(
+        "</h4>\n<p class=\"meta\">{} rows, not carried by this page: the file {}_{}.csv beside "
+        "the results holds them.</p>\n",
+        t.table.row_count(), r.study, t.name);
+    return;
+  }
   const bool long_table = t.table.row_count() > 40;
   p.markup(long_table ? "<details><summary>" : "<h4>");
   p.text(t.title);
@@ -160,6 +195,7 @@ Json page_data(const ResultSet& results, StopFlag stop) {
   Json charts = Json::array();
   for (const StudyResult& r : results.studies) {
     for (const NamedTable& t : r.tables) {
+      if (!embedded(r, t)) continue;
       Json columns = Json::array();
       for (const Column& col : t.table.columns())
         columns.push_back({{"name", col.name}, {"unit", col.unit}});
@@ -167,7 +203,16 @@ Json page_data(const ResultSet& results, StopFlag stop) {
       for (const auto& row : t.table.rows()) {
         if (rows.size() % kStopPollRows == 0) throw_if_stopped(stop);
         Json cells = Json::array();
-        for (const Cell& cell : row) std::visit([&](const auto& v) { cells.push_back(v); }, cell);
+        for (const Cell& cell : row)
+          std::visit(
+              [&](const auto& v) {
+                if constexpr (std::is_same_v<std::decay_t<decltype(v)>, double>) {
+                  cells.push_back(page_number(v));
+                } else {
+                  cells.push_back(v);
+                }
+              },
+              cell);
         rows.push_back(std::move(cells));
       }
       tables[table_key(r, t)] = {{"columns", std::move(columns)}, {"rows", std::move(rows)}};

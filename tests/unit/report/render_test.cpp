@@ -72,6 +72,35 @@ TEST(Render, InlinesLibrariesAndChartData) {
   EXPECT_THAT(html, Not(HasSubstr("src=\"http")));              // nothing fetched from the network
 }
 
+// The page carries numbers at 6 significant digits (integer values exactly) and leaves an
+// uncharted table of more than 500 rows to its CSV file; a charted one of that size stays.
+TEST(Render, PageNumbersAreSixDigitsAndLongUnchartedTablesAreLeftToTheirCsv) {
+  StudyResult r;
+  r.study = "s";
+  r.title = "S";
+  {
+    Table& small = r.add_table("small", "Small", {{"x", ""}});
+    small.add_row({0.123456789});
+    small.add_row({1048576.0});
+  }
+  // One table at a time: add_table may move the tables added before.
+  for (const char* name : {"lone", "drawn"}) {
+    Table& t = r.add_table(name, name, {{"x", ""}});
+    for (int i = 0; i < 501; ++i) t.add_row({static_cast<double>(i)});
+  }
+  r.add_chart("Chart", "drawn",
+              Json::parse(R"({"mark": "point", "encoding": {"x": {"field": "x"}}})"));
+  ResultSet set;
+  set.studies.push_back(r);
+  const std::string html = render_html(set, fake_libraries());
+  EXPECT_THAT(html, HasSubstr("\"s/small\":{\"columns\":[{\"name\":\"x\",\"unit\":\"\"}],"
+                              "\"rows\":[[0.123457],[1048576.0]]}"));
+  EXPECT_THAT(html, HasSubstr("\"s/drawn\":{"));
+  EXPECT_THAT(html, Not(HasSubstr("\"s/lone\"")));
+  EXPECT_THAT(html, HasSubstr("501 rows, not carried by this page: the file s_lone.csv beside the "
+                              "results holds them."));
+}
+
 TEST(Render, GoldenSetHasSummaryLinksChartsAndTables) {
   const ResultSet set = load_results(kFixtures);
   ASSERT_EQ(set.studies.size(), 3u);
