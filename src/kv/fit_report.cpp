@@ -35,6 +35,7 @@ std::string profile_yaml(const KvGeneratorSpec& s, std::string_view header) {
                    s.query_jitter, s.target_switch);
   y += fmt::format("needle_depths: [{}]\nneedle_tokens: {}\nneedle_norm_matched: {}\n",
                    fmt::join(s.needle_depths, ", "), s.needle_tokens, s.needle_norm_matched);
+  y += fmt::format("sink_logit_exact: {}\n", s.sink_logit_exact);
   return y;
 }
 

@@ -137,6 +137,29 @@ HeadModel draw_head(const KvGeneratorSpec& sp, RandomStream rng, double u, bool 
   return m;
 }
 
+// sink_logit_exact (generator.h): x minus its component along the sink key's direction as a
+// query at `position` sees it. The sink vector lies along the bias b at position 0, so after
+// RoPE q . k_0 gets (b + x) . R(-position) b_hat from it; removing x's component along
+// d = R(-position) b_hat leaves the bias's own term, sink_logit times the mean cosine of the
+// anchor pairs' rotation by `position`, the same for every query at that position.
+Eigen::VectorXd orthogonal_to_sink(Eigen::VectorXd x, const Eigen::VectorXd& bias,
+                                   std::span<const double> theta, double position) {
+  const double norm = bias.norm();
+  if (norm == 0) return x;  // query_bias 0: no sink direction
+  Eigen::VectorXd d = bias / norm;
+  const std::size_t half = theta.size();
+  for (std::size_t i = 0; i < half; ++i) {
+    const auto a = static_cast<Eigen::Index>(i), b = static_cast<Eigen::Index>(i + half);
+    const double angle = -position * theta[i];
+    const double co = std::cos(angle), si = std::sin(angle);
+    const double u = d[a], v = d[b];
+    d[a] = u * co - v * si;
+    d[b] = u * si + v * co;
+  }
+  x -= x.dot(d) * d;
+  return x;
+}
+
 void store(float* out, const Eigen::VectorXd& v) {
   for (Eigen::Index i = 0; i < v.size(); ++i) out[i] = static_cast<float>(v[i]);
 }
@@ -292,11 +315,19 @@ KvCache generate_kv_cache(const KvGeneratorSpec& spec, Context& ctx,
               w = latent(target);
             }
             w += drift;
-            const Eigen::VectorXd q = m.bias + c * (m.key_basis * w.cwiseQuotient(m.sigma)) +
-                                      sp.query_ood * sp.key_scale * normals(qrng, dim);
+            const double position = static_cast<double>(g.tokens + s);
+            Eigen::VectorXd q;
+            if (!sp.sink_logit_exact) {
+              q = m.bias + c * (m.key_basis * w.cwiseQuotient(m.sigma)) +
+                  sp.query_ood * sp.key_scale * normals(qrng, dim);
+            } else {
+              Eigen::VectorXd x = c * (m.key_basis * w.cwiseQuotient(m.sigma)) +
+                                  sp.query_ood * sp.key_scale * normals(qrng, dim);
+              q = m.bias + orthogonal_to_sink(x, m.bias, thetas, position);
+            }
             float* qs = queries + s * g.head_dim;
             store(qs, q);
-            apply_rope(qs, g.head_dim, static_cast<double>(g.tokens + s), sp.rope_base);
+            apply_rope(qs, g.head_dim, position, sp.rope_base);
           }
         }
         if (progress) progress->advance();

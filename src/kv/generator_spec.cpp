@@ -78,6 +78,9 @@ void KvGeneratorSpec::describe(config::Schema<KvGeneratorSpec>& s) {
   s.field("needle_tokens", &S::needle_tokens, "tokens per needle").range(1, 1 << 20);
   s.field("needle_norm_matched", &S::needle_norm_matched,
           "rescale each needle's latent to an ordinary token's key energy (false = raw draw)");
+  s.field("sink_logit_exact", &S::sink_logit_exact,
+          "draw queries' content and off-key noise orthogonal to the sink key, so every query "
+          "scores the sink its head's sink logit (false = raw draw)");
   s.rule([](const S& v) -> std::optional<std::string> {
     if (v.q_heads % v.kv_heads != 0)
       return fmt::format("q_heads ({}) must be a multiple of kv_heads ({})", v.q_heads, v.kv_heads);

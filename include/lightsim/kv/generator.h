@@ -11,7 +11,8 @@
 //     z_t = sqrt(topic_weight) c_segment + sqrt(1 - topic_weight) e_t, topic segments of mean
 //        length segment_tokens, e_t an AR(1) process with lag-1 correlation local_correlation
 //        (spatial locality); needle tokens take a fresh latent instead.
-//   token 0 (attention sink) adds sink_logit * sqrt(D) * b / |b|^2 along the query bias b.
+//   token 0 (attention sink) adds sink_logit * sqrt(D) * b / |b|^2 along the query bias b
+//        (with sink_logit_exact, queries carry no other component along it: below).
 //   values v_t = V (sigma * z_t) + noise_scale * n'_t (no outlier channels).
 //   Keys and queries then get exact RoPE (half-split pairs (i, i + D/2), theta_i =
 //   rope_base^(-2i/D); position t for keys, tokens + s for decode step s).
@@ -108,6 +109,20 @@ struct KvGeneratorSpec {
   // a run of keys up to ~1.5x longer than the rest, which wins the argmax of unrelated heads
   // through the query noise; a real needle is ordinary text whose keys are not longer.
   bool needle_norm_matched = false;
+  // Draw each query's content and off-key terms orthogonal to the sink key's direction at the
+  // query's position (off by default: the raw draw, bit for bit). The sink vector lies along
+  // the query bias b, and the content term c U (w / sigma) has a large component along b
+  // (U is weighted toward the same low-frequency pairs), so without this a head's sink logit
+  // is sink_logit plus a term of several nats set by the query's target latent, which a
+  // streaming head redraws at every context length (its target is the latest token; figures in
+  // docs/kv-data.md, issue 19). With it, every query scores the sink sink_logit
+  // (sink_logit_streaming) nats above the bias's score of an ordinary key, times the mean
+  // cosine of the anchor pairs' RoPE rotation (0.99 at 32K, 0.90-0.97 at 128K for the shipped
+  // bases; the same factor as without it): the sink acts
+  // as a key bias that does not depend on what the query looks for (Gu et al. 2024, "When
+  // attention sink emerges in language models", arXiv 2410.10781: the first token acts as a
+  // key bias). Other keys' scores lose only the removed direction (one of head_dim).
+  bool sink_logit_exact = false;
 
   static void describe(config::Schema<KvGeneratorSpec>& s);
 };
