@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "lightsim/core/as_double.h"
+#include "lightsim/decode/overlap.h"
 #include "lightsim/decode/scale.h"
 #include "lightsim/fabric/collective.h"
 #include "lightsim/fabric/expert.h"
@@ -15,6 +16,7 @@ namespace lightsim::decode {
 namespace {
 
 using Role = StepEvaluator::Role;
+using Stage = StepEvaluator::Stage;
 
 std::size_t idx(Part p) {
   return static_cast<std::size_t>(p);
@@ -167,15 +169,21 @@ double StepEvaluator::layer_time(const LayerKind& kind, const DecodePlan& p, dou
   // Compute of one micro-batch (its bytes, FLOPs and kernels counted `parts` times).
   double c = 0;
   std::array<double, kParts> part{};
+  std::array<double, 5> stage{};  // compute per two-batch-overlap stage (decode/overlap.h)
   Pass one;
   for (const OpCoef& op : kind.ops) {
     if (op.role == Role::experts) continue;
     const double t = op_time(op, p, xh, keys_ratio, pairs_ratio, one);
     part[idx(op.part)] += t;
+    stage[static_cast<std::size_t>(op.stage)] += t;
     c += t;
   }
   const bool moe = kind.moe && setup_.model.moe.routed_experts > 0;
-  if (moe) c += expert_time(kind, p, xh, sh, tokens, one, out, scale * parts);
+  if (moe) {
+    const double t = expert_time(kind, p, xh, sh, tokens, one, out, scale * parts);
+    stage[static_cast<std::size_t>(Stage::experts)] += t;
+    c += t;
+  }
   for (std::size_t i = 0; i < kParts; ++i) out.compute[i] += part[i] * scale * parts;
 
   // Communication of one micro-batch.
@@ -214,16 +222,29 @@ double StepEvaluator::layer_time(const LayerKind& kind, const DecodePlan& p, dou
   pass.kernels += one.kernels * static_cast<std::int64_t>(parts * scale);
   double m = 0;
   for (double v : comm) m += v;
-  // Two-batch overlap: each micro-batch's communication runs behind the other's compute, so a
-  // layer takes 2 max(c, m) (c, m of one micro-batch); without it, c + m.
-  const double layer = tbo ? 2.0 * std::max(c, m) : c + m;
-  const double hidden = tbo ? 2.0 * c + 2.0 * m - layer : 0.0;  // communication overlapped
-  for (std::size_t i = 0; i < kComms; ++i) {
-    out.comm[i] += comm[i] * parts * scale;
-    const double share = m > 0 ? comm[i] / m : 0.0;
-    out.exposed[i] += (comm[i] * parts - hidden * share) * scale;
+  for (std::size_t i = 0; i < kComms; ++i) out.comm[i] += comm[i] * parts * scale;
+  if (!tbo) {  // compute, then each transfer in turn
+    for (std::size_t i = 0; i < kComms; ++i) out.exposed[i] += comm[i] * scale;
+    return c + m;
   }
-  return layer;
+  // Two-batch overlap: DeepSeek's five-stage decode pipeline (decode/overlap.h). Dispatch
+  // travels behind the shared experts and the other half's prepare stage, combine behind the
+  // other half's core stage. The TP all-reduces run inside their micro-batch's stages (SGLang's
+  // op_comm_prepare_* operations, on the compute stream): exposed in full.
+  DecodeTwoBatchLayer l;
+  l.prepare = stage[static_cast<std::size_t>(Stage::prepare)];
+  l.core = stage[static_cast<std::size_t>(Stage::core)];
+  l.shared = stage[static_cast<std::size_t>(Stage::shared)];
+  l.experts = stage[static_cast<std::size_t>(Stage::experts)];
+  l.output = stage[static_cast<std::size_t>(Stage::output)];
+  l.dispatch = comm[idx(Comm::ep_dispatch)];
+  l.combine = comm[idx(Comm::ep_combine)];
+  const DecodeTwoBatchTime t = decode_two_batch_layer_time(l);
+  const double all_reduce = comm[idx(Comm::tp_all_reduce)];
+  out.exposed[idx(Comm::ep_dispatch)] += t.exposed_dispatch * scale;
+  out.exposed[idx(Comm::ep_combine)] += t.exposed_combine * scale;
+  out.exposed[idx(Comm::tp_all_reduce)] += 2.0 * all_reduce * scale;
+  return t.layer + 2.0 * all_reduce;
 }
 
 StepBreakdown StepEvaluator::step_time(const DecodePlan& plan, std::int64_t batch,

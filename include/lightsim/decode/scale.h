@@ -145,9 +145,13 @@ class StepEvaluator {
   const fabric::KernelEfficiency& kernels() const { return kernels_; }
 
   enum class Role : std::uint8_t { replicated, sharded, core, experts, edge };
+  // Stage of a MoE layer under two-batch overlap (decode/overlap.h): prepare, core, shared,
+  // experts, output.
+  enum class Stage : std::uint8_t { prepare, core, shared, experts, output };
   struct OpCoef {
     Role role = Role::sharded;
     Part part = Part::elementwise;
+    Stage stage = Stage::prepare;
     double flops_fixed = 0, flops_seq = 0;   // FLOPs: per pass, per sequence
     double weight_bytes = 0, bytes_seq = 0;  // HBM bytes: weights (experts: per expert)
     double peak = 0;                         // FLOP/s of its format
