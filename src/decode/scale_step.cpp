@@ -54,7 +54,7 @@ double StepBreakdown::exposed_total() const {
 // max(compute at the kernel table's efficiency, HBM bytes at the achievable bandwidth), plus
 // the table's per-kernel cost and the CUDA graph's gap (docs/decode.md).
 double StepEvaluator::op_time(const OpCoef& op, const DecodePlan& p, double seqs, double keys_ratio,
-                              double pairs_ratio, Pass& pass) const {
+                              double pairs_ratio, Pass& pass, KernelCost* cost) const {
   const double tp = as_double(p.tp);
   double flops = op.flops_fixed + op.flops_seq * seqs;
   double bytes = op.weight_bytes + op.bytes_seq * seqs;
@@ -100,6 +100,7 @@ double StepEvaluator::op_time(const OpCoef& op, const DecodePlan& p, double seqs
   pass.weight_bytes += weights;
   pass.kv_bytes += kv;
   pass.kernels += 1;
+  if (cost) *cost = {c, bytes};
   return std::max(c, mem) + kernels_.launch_overhead();
 }
 
@@ -171,11 +172,32 @@ double StepEvaluator::layer_time(const LayerKind& kind, const DecodePlan& p, dou
   std::array<double, kParts> part{};
   std::array<double, 5> stage{};  // compute per two-batch-overlap stage (decode/overlap.h)
   Pass one;
+  // The attention core (score, softmax, value) is one fused kernel (FlashMLA, FlashDecoding):
+  // max(its FLOPs' time, its KV bytes' time), not the sum of per-product maxima (FlashMLA's
+  // deep-dive, docs/20250422-new-kernel-deep-dive.md, "A Theoretical Analysis").
+  KernelCost fused;
+  double fused_kernels = 0;
   for (const OpCoef& op : kind.ops) {
     if (op.role == Role::experts) continue;
+    if (op.role == Role::core) {
+      KernelCost k;
+      op_time(op, p, xh, keys_ratio, pairs_ratio, one, &k);
+      fused.compute += k.compute;
+      fused.bytes += k.bytes;
+      fused_kernels += 1;
+      continue;
+    }
     const double t = op_time(op, p, xh, keys_ratio, pairs_ratio, one);
     part[idx(op.part)] += t;
     stage[static_cast<std::size_t>(op.stage)] += t;
+    c += t;
+  }
+  if (fused_kernels > 0) {
+    const double hbm = setup_.topology.gpu.hbm_bandwidth.si();
+    const double mem = fused.bytes > 0 ? fused.bytes / (hbm * kernels_.memory(fused.bytes)) : 0.0;
+    const double t = std::max(fused.compute, mem) + fused_kernels * kernels_.launch_overhead();
+    part[idx(Part::attention_core)] += t;
+    stage[static_cast<std::size_t>(Stage::core)] += t;
     c += t;
   }
   const bool moe = kind.moe && setup_.model.moe.routed_experts > 0;
