@@ -52,14 +52,40 @@ struct Formats {
   std::size_t matmul = 0, attention = 0;
 };
 
+// Two-batch-overlap stage of the operators of one layer, in model::analyze's order
+// (src/model/layer_ops.cpp): everything before the first attention product is `prepare`; from
+// there to the top-k selection `core`; shared experts `shared`; the dispatch permute and the
+// routed experts `experts`; the combine and what follows `output` (decode/overlap.h).
+class StageTracker {
+ public:
+  using Stage = StepEvaluator::Stage;
+  Stage next(const model::Operator& op) {
+    using K = model::OpKind;
+    if (op.kind == K::shared_expert) return Stage::shared;
+    if (op.kind == K::routed_expert || (op.kind == K::routing && op.name == "dispatch")) {
+      after_experts_ = true;
+      return Stage::experts;
+    }
+    if (op.kind == K::routing && op.name == "combine") return Stage::output;
+    if (after_experts_) return Stage::output;
+    if (op.op_class == model::OpClass::attention) seen_attention_ = true;
+    return seen_attention_ ? Stage::core : Stage::prepare;
+  }
+
+ private:
+  bool seen_attention_ = false, after_experts_ = false;
+};
+
 // Coefficients of one layer shape from analyses of one and two sequences.
 StepEvaluator::LayerKind kind_of(const model::OpGroup& one, const model::OpGroup& two,
                                  const Formats& f, double experts_touched) {
   StepEvaluator::LayerKind kind;
+  StageTracker stages;
   for (std::size_t i = 0; i < one.ops.size(); ++i) {
     const model::Operator &a = one.ops[i], &b = two.ops[i];
     StepEvaluator::OpCoef c;
     std::tie(c.role, c.part) = classify(a);
+    c.stage = stages.next(a);
     c.flops_seq = b.flops - a.flops;
     c.flops_fixed = std::max(0.0, a.flops - c.flops_seq);
     c.weight_bytes = a.weight_bytes;

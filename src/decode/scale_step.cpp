@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "lightsim/core/as_double.h"
+#include "lightsim/decode/overlap.h"
 #include "lightsim/decode/scale.h"
 #include "lightsim/fabric/collective.h"
 #include "lightsim/fabric/expert.h"
@@ -15,6 +16,7 @@ namespace lightsim::decode {
 namespace {
 
 using Role = StepEvaluator::Role;
+using Stage = StepEvaluator::Stage;
 
 std::size_t idx(Part p) {
   return static_cast<std::size_t>(p);
@@ -52,7 +54,7 @@ double StepBreakdown::exposed_total() const {
 // max(compute at the kernel table's efficiency, HBM bytes at the achievable bandwidth), plus
 // the table's per-kernel cost and the CUDA graph's gap (docs/decode.md).
 double StepEvaluator::op_time(const OpCoef& op, const DecodePlan& p, double seqs, double keys_ratio,
-                              double pairs_ratio, Pass& pass) const {
+                              double pairs_ratio, Pass& pass, KernelCost* cost) const {
   const double tp = as_double(p.tp);
   double flops = op.flops_fixed + op.flops_seq * seqs;
   double bytes = op.weight_bytes + op.bytes_seq * seqs;
@@ -98,6 +100,7 @@ double StepEvaluator::op_time(const OpCoef& op, const DecodePlan& p, double seqs
   pass.weight_bytes += weights;
   pass.kv_bytes += kv;
   pass.kernels += 1;
+  if (cost) *cost = {c, bytes};
   return std::max(c, mem) + kernels_.launch_overhead();
 }
 
@@ -167,15 +170,42 @@ double StepEvaluator::layer_time(const LayerKind& kind, const DecodePlan& p, dou
   // Compute of one micro-batch (its bytes, FLOPs and kernels counted `parts` times).
   double c = 0;
   std::array<double, kParts> part{};
+  std::array<double, 5> stage{};  // compute per two-batch-overlap stage (decode/overlap.h)
   Pass one;
+  // The attention core (score, softmax, value) is one fused kernel (FlashMLA, FlashDecoding):
+  // max(its FLOPs' time, its KV bytes' time), not the sum of per-product maxima (FlashMLA's
+  // deep-dive, docs/20250422-new-kernel-deep-dive.md, "A Theoretical Analysis").
+  KernelCost fused;
+  double fused_kernels = 0;
   for (const OpCoef& op : kind.ops) {
     if (op.role == Role::experts) continue;
+    if (op.role == Role::core) {
+      KernelCost k;
+      op_time(op, p, xh, keys_ratio, pairs_ratio, one, &k);
+      fused.compute += k.compute;
+      fused.bytes += k.bytes;
+      fused_kernels += 1;
+      continue;
+    }
     const double t = op_time(op, p, xh, keys_ratio, pairs_ratio, one);
     part[idx(op.part)] += t;
+    stage[static_cast<std::size_t>(op.stage)] += t;
+    c += t;
+  }
+  if (fused_kernels > 0) {
+    const double hbm = setup_.topology.gpu.hbm_bandwidth.si();
+    const double mem = fused.bytes > 0 ? fused.bytes / (hbm * kernels_.memory(fused.bytes)) : 0.0;
+    const double t = std::max(fused.compute, mem) + fused_kernels * kernels_.launch_overhead();
+    part[idx(Part::attention_core)] += t;
+    stage[static_cast<std::size_t>(Stage::core)] += t;
     c += t;
   }
   const bool moe = kind.moe && setup_.model.moe.routed_experts > 0;
-  if (moe) c += expert_time(kind, p, xh, sh, tokens, one, out, scale * parts);
+  if (moe) {
+    const double t = expert_time(kind, p, xh, sh, tokens, one, out, scale * parts);
+    stage[static_cast<std::size_t>(Stage::experts)] += t;
+    c += t;
+  }
   for (std::size_t i = 0; i < kParts; ++i) out.compute[i] += part[i] * scale * parts;
 
   // Communication of one micro-batch.
@@ -214,16 +244,29 @@ double StepEvaluator::layer_time(const LayerKind& kind, const DecodePlan& p, dou
   pass.kernels += one.kernels * static_cast<std::int64_t>(parts * scale);
   double m = 0;
   for (double v : comm) m += v;
-  // Two-batch overlap: each micro-batch's communication runs behind the other's compute, so a
-  // layer takes 2 max(c, m) (c, m of one micro-batch); without it, c + m.
-  const double layer = tbo ? 2.0 * std::max(c, m) : c + m;
-  const double hidden = tbo ? 2.0 * c + 2.0 * m - layer : 0.0;  // communication overlapped
-  for (std::size_t i = 0; i < kComms; ++i) {
-    out.comm[i] += comm[i] * parts * scale;
-    const double share = m > 0 ? comm[i] / m : 0.0;
-    out.exposed[i] += (comm[i] * parts - hidden * share) * scale;
+  for (std::size_t i = 0; i < kComms; ++i) out.comm[i] += comm[i] * parts * scale;
+  if (!tbo) {  // compute, then each transfer in turn
+    for (std::size_t i = 0; i < kComms; ++i) out.exposed[i] += comm[i] * scale;
+    return c + m;
   }
-  return layer;
+  // Two-batch overlap: DeepSeek's five-stage decode pipeline (decode/overlap.h). Dispatch
+  // travels behind the shared experts and the other half's prepare stage, combine behind the
+  // other half's core stage. The TP all-reduces run inside their micro-batch's stages (SGLang's
+  // op_comm_prepare_* operations, on the compute stream): exposed in full.
+  DecodeTwoBatchLayer l;
+  l.prepare = stage[static_cast<std::size_t>(Stage::prepare)];
+  l.core = stage[static_cast<std::size_t>(Stage::core)];
+  l.shared = stage[static_cast<std::size_t>(Stage::shared)];
+  l.experts = stage[static_cast<std::size_t>(Stage::experts)];
+  l.output = stage[static_cast<std::size_t>(Stage::output)];
+  l.dispatch = comm[idx(Comm::ep_dispatch)];
+  l.combine = comm[idx(Comm::ep_combine)];
+  const DecodeTwoBatchTime t = decode_two_batch_layer_time(l);
+  const double all_reduce = comm[idx(Comm::tp_all_reduce)];
+  out.exposed[idx(Comm::ep_dispatch)] += t.exposed_dispatch * scale;
+  out.exposed[idx(Comm::ep_combine)] += t.exposed_combine * scale;
+  out.exposed[idx(Comm::tp_all_reduce)] += 2.0 * all_reduce * scale;
+  return t.layer + 2.0 * all_reduce;
 }
 
 StepBreakdown StepEvaluator::step_time(const DecodePlan& plan, std::int64_t batch,

@@ -145,9 +145,13 @@ class StepEvaluator {
   const fabric::KernelEfficiency& kernels() const { return kernels_; }
 
   enum class Role : std::uint8_t { replicated, sharded, core, experts, edge };
+  // Stage of a MoE layer under two-batch overlap (decode/overlap.h): prepare, core, shared,
+  // experts, output.
+  enum class Stage : std::uint8_t { prepare, core, shared, experts, output };
   struct OpCoef {
     Role role = Role::sharded;
     Part part = Part::elementwise;
+    Stage stage = Stage::prepare;
     double flops_fixed = 0, flops_seq = 0;   // FLOPs: per pass, per sequence
     double weight_bytes = 0, bytes_seq = 0;  // HBM bytes: weights (experts: per expert)
     double peak = 0;                         // FLOP/s of its format
@@ -168,9 +172,14 @@ class StepEvaluator {
     double time = 0, flops = 0, weight_bytes = 0, kv_bytes = 0;
     std::int64_t kernels = 0;
   };
-  // Kernel time of one operator for `seqs` sequences of an attention group; adds to `pass`.
+  // Compute time and HBM bytes of one operator, before the roofline's max.
+  struct KernelCost {
+    double compute = 0, bytes = 0;
+  };
+  // Kernel time of one operator for `seqs` sequences of an attention group; adds to `pass`;
+  // `cost` (if given) receives its compute time and bytes.
   double op_time(const OpCoef& op, const DecodePlan& p, double seqs, double keys_ratio,
-                 double pairs_ratio, Pass& pass) const;
+                 double pairs_ratio, Pass& pass, KernelCost* cost = nullptr) const;
   // One layer for one micro-batch (x sequences per group, `tokens` tokens per sequence,
   // `stage_seqs` sequences over the stage); adds its parts to `out` (times `scale`).
   double layer_time(const LayerKind& kind, const DecodePlan& p, double x, double stage_seqs,

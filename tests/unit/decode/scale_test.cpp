@@ -127,6 +127,28 @@ TEST(DecodeScale, KvCapacityIsTheEdgeOfFeasibility) {
               m.kv_per_sequence);
 }
 
+TEST(DecodeScale, AttentionCoreIsOneFusedKernel) {
+  // FlashMLA-style fusion: the core takes max(FLOPs time, KV bytes time) over its products, so
+  // it equals the larger of its compute-only (unbounded HBM) and memory-only (unbounded peak)
+  // limits, and is less than their sum.
+  ScaleSetup s = setup("sglang_h100_ep72");
+  s.scenario.two_batch_overlap = false;
+  const DecodePlan p = parse_plan("TP=1,DPA=72,EP=72");
+  const auto core = [&](const ScaleSetup& x) {
+    const StepBreakdown b = StepEvaluator(x).step_time(p, 72 * 256, 2000);
+    EXPECT_TRUE(b.feasible) << b.reason;
+    return b.compute[static_cast<std::size_t>(Part::attention_core)];
+  };
+  ScaleSetup fast_memory = s, fast_math = s;
+  fast_memory.topology.gpu.hbm_bandwidth = Bandwidth::si(1e30);
+  fast_math.topology.gpu.peak_bf16 = FlopRate::si(1e30);
+  const double both = core(s), compute = core(fast_memory), memory = core(fast_math);
+  ASSERT_GT(compute, 0.0);
+  ASSERT_GT(memory, 0.0);
+  EXPECT_NEAR(both, std::max(compute, memory), 1e-9 * both);
+  EXPECT_LT(both, compute + memory);
+}
+
 TEST(DecodeScale, TwoBatchOverlapHidesCommunicationUpToCompute) {
   ScaleSetup s = setup("sglang_h100_ep72");
   const StepEvaluator with(s);
