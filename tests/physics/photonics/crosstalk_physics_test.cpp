@@ -10,11 +10,11 @@
 namespace lightsim::photonics {
 namespace {
 
-constexpr double kPi = std::numbers::pi;
-constexpr double kLambda = 1550e-9;
+constexpr double kCrosstalkPi = std::numbers::pi;
+constexpr double kCrosstalkLambda = 1550e-9;
 
 Ring test_ring(double r) {
-  return Ring(r, r, 0.9995, 2.30, 2.0 * kPi * 20e-6, kLambda, 1.85);
+  return Ring(r, r, 0.9995, 2.30, 2.0 * kCrosstalkPi * 20e-6, kCrosstalkLambda, 1.85);
 }
 
 TEST(Crosstalk, MatchesLorentzianClosedFormForSpacingMuchLargerThanFwhm) {
@@ -22,7 +22,7 @@ TEST(Crosstalk, MatchesLorentzianClosedFormForSpacingMuchLargerThanFwhm) {
   const double fwhm = ring.fwhm(), fsr = ring.fsr();
   for (double k : {5.0, 8.0, 12.0}) {
     const double dl = k * fwhm;
-    const std::vector<double> channels = {kLambda, kLambda + dl};
+    const std::vector<double> channels = {kCrosstalkLambda, kCrosstalkLambda + dl};
     const CrosstalkMatrix m = crosstalk_matrix(ring, channels);
     // Ring 0 is first on the bus: its leak of channel 1 is the bare response.
     const double leak = m.at(0, 1) / m.drop_peak;
@@ -40,7 +40,8 @@ TEST(Crosstalk, MatchesLorentzianClosedFormForSpacingMuchLargerThanFwhm) {
 
 TEST(Crosstalk, BusOrderAttenuatesLaterRings) {
   const Ring ring = test_ring(0.985);
-  const std::vector<double> channels = {kLambda, kLambda + 0.5e-9, kLambda + 1.0e-9};
+  const std::vector<double> channels = {kCrosstalkLambda, kCrosstalkLambda + 0.5e-9,
+                                        kCrosstalkLambda + 1.0e-9};
   const CrosstalkMatrix m = crosstalk_matrix(ring, channels);
   // Ring 1 sees channel 0 only after ring 0's through port took it.
   const double expected =
@@ -62,8 +63,8 @@ TEST(Crosstalk, BusOrderAttenuatesLaterRings) {
 TEST(Crosstalk, AliasedChannelsLeakAsIfOnResonance) {
   const Ring ring = test_ring(0.985);
   // Channel 1 sits exactly one FSR (in frequency) from channel 0.
-  const double next = 1.0 / (1.0 / kLambda - 1.0 / (2.30 * 2.0 * kPi * 20e-6));
-  const std::vector<double> channels = {kLambda, next};
+  const double next = 1.0 / (1.0 / kCrosstalkLambda - 1.0 / (2.30 * 2.0 * kCrosstalkPi * 20e-6));
+  const std::vector<double> channels = {kCrosstalkLambda, next};
   const CrosstalkMatrix m = crosstalk_matrix(ring, channels);
   EXPECT_NEAR(m.at(0, 1), m.drop_peak, 1e-9);
   EXPECT_GT(summarize(m).worst_db, -0.01);

@@ -14,7 +14,7 @@ namespace {
 
 constexpr int kD = 16, kRows = 64;
 
-DeviceSpec device() {
+DeviceSpec drift_device() {
   DeviceSpec d;
   d.ring.q_loaded = 5e4;
   d.ring.extinction_ratio = Decibel::si(20.0);
@@ -54,34 +54,35 @@ double mean_product(const std::vector<std::vector<double>>& f, int lag_q, int la
 
 TEST(Drift, UpdateIntervalFollowsTheTimeConstantAndTheQueryPeriod) {
   const auto w = weights();
-  EXPECT_EQ(MvmKernel(device(), drift(0.0, 0), w).drift().refresh_queries(), 1);
-  EXPECT_EQ(MvmKernel(device(), drift(1e-6, 0), w).drift().refresh_queries(), 10);  // 0.1 tau / T
+  EXPECT_EQ(MvmKernel(drift_device(), drift(0.0, 0), w).drift().refresh_queries(), 1);
+  EXPECT_EQ(MvmKernel(drift_device(), drift(1e-6, 0), w).drift().refresh_queries(),
+            10);  // 0.1 tau / T
   ImpairmentSpec slow = drift(1e-6, 0);
   slow.query_period = Time::si(50e-9);
-  EXPECT_EQ(MvmKernel(device(), slow, w).drift().refresh_queries(), 2);
-  EXPECT_TRUE(MvmKernel(device(), drift(0.0, 0), w).drift().field().empty());  // not kept
+  EXPECT_EQ(MvmKernel(drift_device(), slow, w).drift().refresh_queries(), 2);
+  EXPECT_TRUE(MvmKernel(drift_device(), drift(0.0, 0), w).drift().field().empty());  // not kept
 }
 
 TEST(Drift, RefreshStepSetsTheUpdateInterval) {
   const auto w = weights();
   ImpairmentSpec s = drift(1e-3, 0);  // tau / 10 alone would give K = 10^4
   s.drift_refresh = Time::si(1e-6);
-  EXPECT_EQ(MvmKernel(device(), s, w).drift().refresh_queries(), 100);
+  EXPECT_EQ(MvmKernel(drift_device(), s, w).drift().refresh_queries(), 100);
   s.drift_refresh = Time::si(1e-9);  // shorter than a query: every query
-  EXPECT_EQ(MvmKernel(device(), s, w).drift().refresh_queries(), 1);
+  EXPECT_EQ(MvmKernel(drift_device(), s, w).drift().refresh_queries(), 1);
 }
 
 TEST(Drift, ThermalDriftWithoutAThermalModelIsRefused) {
   ImpairmentSpec s = drift(0.0, 0);
   s.thermal_drift = true;  // only prism::with_thermal_drift sets its time constant
-  EXPECT_THROW(MvmKernel(device(), s, weights()), UsageError);
+  EXPECT_THROW(MvmKernel(drift_device(), s, weights()), UsageError);
   s.drift_time_constant = Time::si(1e-3);  // resolved: accepted
-  EXPECT_NO_THROW(MvmKernel(device(), s, weights()));
+  EXPECT_NO_THROW(MvmKernel(drift_device(), s, weights()));
 }
 
 TEST(Drift, FieldIsHeldBetweenUpdatesAndRestartsWithTheState) {
   const auto w = weights();
-  MvmKernel k(device(), drift(1e-6, 2.0), w);  // K = 10
+  MvmKernel k(drift_device(), drift(1e-6, 2.0), w);  // K = 10
   RandomStream noise(5, {1});
   std::vector<float> x(kD, 0.5f), s(kRows);
   std::vector<std::vector<double>> fields;
@@ -100,7 +101,7 @@ TEST(Drift, OrnsteinUhlenbeckInTimeAndExponentialAlongTheBus) {
   // tau = 10 T: K = 1, consecutive queries correlate exp(-T / tau) = exp(-0.1).
   const auto w = weights();
   const double sigma = 10e-12, rho = std::exp(-1.0 / 2.0);
-  MvmKernel k(device(), drift(100e-9, 2.0), w);
+  MvmKernel k(drift_device(), drift(100e-9, 2.0), w);
   ASSERT_EQ(k.drift().refresh_queries(), 1);
   RandomStream noise(6, {1});
   std::vector<float> x(kD, 0.5f), s(kRows);

@@ -39,7 +39,7 @@ TEST(Ring, FwhmIsTheExactHalfMaximumForAnyFinesse) {
     for (double a : {1.0, 0.999, 0.98}) {
       const Ring ring = symmetric(r, a);
       if (!ring.resolvable()) continue;
-      SCOPED_TRACE(testing::Message() << "r " << r << " a " << a << " x " << ring.x());
+      SCOPED_TRACE(::testing::Message() << "r " << r << " a " << a << " x " << ring.x());
       EXPECT_NEAR(ring.fwhm() / numeric_fwhm(ring), 1.0, 1e-9);
       EXPECT_NEAR(ring.q_loaded(), kLambda / ring.fwhm(), 1e-9 * ring.q_loaded());
     }
@@ -175,7 +175,7 @@ TEST(Ring, QAndExtinctionConvertToCouplersConsistently) {
         spec.q_loaded = q;
         spec.extinction_ratio = Decibel::si(er);
         spec.loss = LossPerLength::si(loss_db_per_cm * 100.0);
-        SCOPED_TRACE(testing::Message() << q << " " << er << " " << loss_db_per_cm);
+        SCOPED_TRACE(::testing::Message() << q << " " << er << " " << loss_db_per_cm);
         ASSERT_FALSE(ring_spec_problem(spec).has_value()) << *ring_spec_problem(spec);
         const Ring ring = Ring::from_spec(spec);
         EXPECT_NEAR(ring.q_loaded() / q, 1.0, 1e-6);

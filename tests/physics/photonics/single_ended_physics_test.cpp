@@ -14,7 +14,7 @@
 namespace lightsim::photonics {
 namespace {
 
-DeviceSpec device(DetectionMode mode) {
+DeviceSpec se_device(DetectionMode mode) {
   DeviceSpec d;
   d.ring.q_loaded = 5e4;
   d.ring.extinction_ratio = Decibel::si(20.0);
@@ -27,7 +27,7 @@ DeviceSpec device(DetectionMode mode) {
   return d;
 }
 
-ImpairmentSpec all_off() {
+ImpairmentSpec se_all_off() {
   ImpairmentSpec s;
   s.crosstalk = s.quantization = s.dac_errors = s.noise = false;
   return s;
@@ -43,9 +43,9 @@ std::vector<float> uniform(int n, std::uint64_t id, double lo, double hi) {
 TEST(SingleEnded, NoiselessScoreIsTheReferenceMinusTwiceTheDropProduct) {
   const int d = 8, rows = 16;
   const auto w = uniform(rows * d, 1, -0.9, 0.9);
-  MvmKernel se(device(DetectionMode::single_ended), all_off(), w);
-  MvmKernel bal(device(DetectionMode::balanced), all_off(), w);
-  const Ring ring = ring_of(device(DetectionMode::balanced));
+  MvmKernel se(se_device(DetectionMode::single_ended), se_all_off(), w);
+  MvmKernel bal(se_device(DetectionMode::balanced), se_all_off(), w);
+  const Ring ring = ring_of(se_device(DetectionMode::balanced));
   RandomStream noise(1, {2});
   std::vector<float> s_se(rows), s_bal(rows);
   for (int q = 0; q < 10; ++q) {
@@ -68,9 +68,10 @@ TEST(SingleEnded, NoiselessScoreIsTheReferenceMinusTwiceTheDropProduct) {
 
 TEST(SingleEnded, ThermalNoiseOnlyDoublesTheScoreNoise) {
   const int d = 8, rows = 16, queries = 4000;
-  ImpairmentSpec imp = all_off();
+  ImpairmentSpec imp = se_all_off();
   imp.noise = true;
-  auto dev_se = device(DetectionMode::single_ended), dev_bal = device(DetectionMode::balanced);
+  auto dev_se = se_device(DetectionMode::single_ended),
+       dev_bal = se_device(DetectionMode::balanced);
   for (DeviceSpec* dev : {&dev_se, &dev_bal}) {
     dev->noise = NoiseSpec{false, true, false, false, false, false};  // thermal only
     dev->tia.gain = Resistance::si(50.0);  // thermal noise large against the signal scale
@@ -80,7 +81,7 @@ TEST(SingleEnded, ThermalNoiseOnlyDoublesTheScoreNoise) {
   const auto x = uniform(d, 6, 0.0, 1.0);
   std::vector<float> clean_se(rows), clean_bal(rows), s(rows);
   {
-    MvmKernel a(dev_se, all_off(), w), b(dev_bal, all_off(), w);
+    MvmKernel a(dev_se, se_all_off(), w), b(dev_bal, se_all_off(), w);
     RandomStream n(0, {0});
     a.score(x, clean_se, n);
     b.score(x, clean_bal, n);
@@ -99,7 +100,7 @@ TEST(SingleEnded, ThermalNoiseOnlyDoublesTheScoreNoise) {
 
 TEST(SingleEnded, PerQueryDriftIsRejected) {
   const auto w = uniform(16 * 8, 9, -0.5, 0.5);
-  MvmKernel se(device(DetectionMode::single_ended), all_off(), w);
+  MvmKernel se(se_device(DetectionMode::single_ended), se_all_off(), w);
   RandomStream n(1, {1});
   std::vector<float> x(8, 0.5f), s(16);
   EXPECT_THROW(se.score_with_drift(x, s, n), InputError);

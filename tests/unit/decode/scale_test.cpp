@@ -12,7 +12,7 @@
 namespace lightsim::decode {
 namespace {
 
-ScaleSetup setup(const std::string& scenario) {
+ScaleSetup scale_setup(const std::string& scenario) {
   const config::LoadOptions load = lightsim::testing::shipped_configs();
   return prepare(load_scale_scenario(scenario, load), load);
 }
@@ -27,7 +27,7 @@ void infinite_bandwidth(ScaleSetup& s) {
 }
 
 TEST(DecodeScale, InfiniteBandwidthLeavesTheRooflineSum) {
-  ScaleSetup s = setup("sglang_h100_ep72");
+  ScaleSetup s = scale_setup("sglang_h100_ep72");
   infinite_bandwidth(s);
   s.scenario.two_batch_overlap = false;
   s.scenario.graph_kernel_gap = Time::si(0);
@@ -43,7 +43,7 @@ TEST(DecodeScale, InfiniteBandwidthLeavesTheRooflineSum) {
 }
 
 TEST(DecodeScale, NoAllToAllWithoutExpertParallelism) {
-  const StepEvaluator dense(setup("qwen2_5_7b_h100"));
+  const StepEvaluator dense(scale_setup("qwen2_5_7b_h100"));
   const StepBreakdown d = dense.step_time(parse_plan("TP=2,DPA=4", 8), 64, 8192);
   ASSERT_TRUE(d.feasible) << d.reason;
   EXPECT_EQ(d.plan.ep, 1);
@@ -51,7 +51,7 @@ TEST(DecodeScale, NoAllToAllWithoutExpertParallelism) {
   EXPECT_EQ(d.comm[static_cast<std::size_t>(Comm::ep_combine)], 0.0);
   EXPECT_GT(d.comm[static_cast<std::size_t>(Comm::tp_all_reduce)], 0.0);
 
-  ScaleSetup big = setup("deepseek_v3_photonic_1152");
+  ScaleSetup big = scale_setup("deepseek_v3_photonic_1152");
   const StepEvaluator moe(big);
   const StepBreakdown t = moe.step_time(parse_plan("TP=8,DPA=1,MOE=tp", 8), 64, 4096);
   ASSERT_TRUE(t.feasible) << t.reason;
@@ -69,7 +69,7 @@ TEST(DecodeScale, NoAllToAllWithoutExpertParallelism) {
 }
 
 TEST(DecodeScale, PipelineStagesSplitTheWeightsAndBoundTheRound) {
-  const StepEvaluator ev(setup("qwen2_5_7b_h100"));
+  const StepEvaluator ev(scale_setup("qwen2_5_7b_h100"));
   const StepBreakdown one = ev.step_time(parse_plan("TP=1,DPA=1,PP=1"), 32, 8192);
   const StepBreakdown two = ev.step_time(parse_plan("TP=1,DPA=1,PP=2"), 32, 8192);
   ASSERT_TRUE(one.feasible && two.feasible) << one.reason << two.reason;
@@ -84,7 +84,7 @@ TEST(DecodeScale, PipelineStagesSplitTheWeightsAndBoundTheRound) {
 
 TEST(DecodeScale, DoublingContextDoublesTheKvRead) {
   for (const char* name : {"qwen2_5_7b_h100", "sglang_h100_ep72"}) {
-    const StepEvaluator ev(setup(name));
+    const StepEvaluator ev(scale_setup(name));
     const DecodePlan p =
         parse_plan(ev.setup().scenario.plan.empty() ? "TP=1,DPA=8" : ev.setup().scenario.plan);
     const StepBreakdown a = ev.step_time(p, p.dpa * 16, 4096);
@@ -103,7 +103,7 @@ TEST(DecodeScale, DoublingContextDoublesTheKvRead) {
 
 TEST(DecodeScale, OneGpuFlopsMatchTheModelAnalysisAtAnyContext) {
   // Workload::decode(c - 1) attends to c keys, as the single-GPU decode model counts context.
-  const ScaleSetup s = setup("qwen2_5_7b_h100");  // analysed at its context, 8192
+  const ScaleSetup s = scale_setup("qwen2_5_7b_h100");  // analysed at its context, 8192
   const StepEvaluator ev(s);
   for (std::int64_t context : {1000, 8192, 30000}) {
     const StepBreakdown b = ev.step_time(parse_plan("TP=1,DPA=1"), 3, context);
@@ -115,7 +115,7 @@ TEST(DecodeScale, OneGpuFlopsMatchTheModelAnalysisAtAnyContext) {
 }
 
 TEST(DecodeScale, KvCapacityIsTheEdgeOfFeasibility) {
-  const StepEvaluator ev(setup("sglang_h100_ep72"));
+  const StepEvaluator ev(scale_setup("sglang_h100_ep72"));
   const DecodePlan p = parse_plan("TP=1,DPA=72,EP=72");
   const DecodeMemory m = ev.memory(p, 32768);
   ASSERT_GT(m.max_batch, 0);
@@ -131,7 +131,7 @@ TEST(DecodeScale, AttentionCoreIsOneFusedKernel) {
   // FlashMLA-style fusion: the core takes max(FLOPs time, KV bytes time) over its products, so
   // it equals the larger of its compute-only (unbounded HBM) and memory-only (unbounded peak)
   // limits, and is less than their sum.
-  ScaleSetup s = setup("sglang_h100_ep72");
+  ScaleSetup s = scale_setup("sglang_h100_ep72");
   s.scenario.two_batch_overlap = false;
   const DecodePlan p = parse_plan("TP=1,DPA=72,EP=72");
   const auto core = [&](const ScaleSetup& x) {
@@ -150,7 +150,7 @@ TEST(DecodeScale, AttentionCoreIsOneFusedKernel) {
 }
 
 TEST(DecodeScale, TwoBatchOverlapHidesCommunicationUpToCompute) {
-  ScaleSetup s = setup("sglang_h100_ep72");
+  ScaleSetup s = scale_setup("sglang_h100_ep72");
   const StepEvaluator with(s);
   s.scenario.two_batch_overlap = false;
   const StepEvaluator without(s);
@@ -163,7 +163,7 @@ TEST(DecodeScale, TwoBatchOverlapHidesCommunicationUpToCompute) {
 }
 
 TEST(DecodeScale, MtpDividesTheTimePerToken) {
-  const StepBreakdown b = StepEvaluator(setup("deepseek_v3_h800_ep144"))
+  const StepBreakdown b = StepEvaluator(scale_setup("deepseek_v3_h800_ep144"))
                               .step_time(parse_plan("TP=1,DPA=144,EP=144"), 144 * 64, 4096);
   ASSERT_TRUE(b.feasible) << b.reason;
   EXPECT_GT(b.mtp_draft, 0.0);
@@ -171,7 +171,7 @@ TEST(DecodeScale, MtpDividesTheTimePerToken) {
 }
 
 TEST(DecodeScale, SearchMeetsTheTargetAndRanksByThroughput) {
-  const StepEvaluator ev(setup("qwen2_5_7b_h100"));
+  const StepEvaluator ev(scale_setup("qwen2_5_7b_h100"));
   const DecodeSearchResult r = search(ev, 8, 8192, 20e-3, 0, 5);
   ASSERT_TRUE(r.best.feasible) << r.best.reason;
   ASSERT_FALSE(r.top.empty());
@@ -197,7 +197,7 @@ TEST(DecodeScale, BadPlansAreReported) {
   EXPECT_THROW(parse_plan("TP"), UsageError);
   EXPECT_THROW(parse_plan("TP=3", 8), UsageError);
   EXPECT_THROW(parse_plan("MOE=xx"), UsageError);
-  const StepEvaluator ev(setup("qwen2_5_7b_h100"));
+  const StepEvaluator ev(scale_setup("qwen2_5_7b_h100"));
   EXPECT_NE(ev.validate(parse_plan("TP=1,DPA=8,EP=8")).find("dense"), std::string::npos);
   EXPECT_NE(ev.validate(parse_plan("TP=16,DPA=1")).find("heads"), std::string::npos);
   const StepBreakdown b = ev.step_time(parse_plan("TP=1,DPA=4096"), 4096, 1024);

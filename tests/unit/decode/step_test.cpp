@@ -10,7 +10,7 @@
 namespace lightsim::decode {
 namespace {
 
-const DecodeSetup& setup() {
+const DecodeSetup& step_setup() {
   static const DecodeSetup s = [] {
     const config::LoadOptions load = lightsim::testing::shipped_configs();
     return prepare(load_scenario("qwen2_5_7b", load), load);
@@ -19,7 +19,7 @@ const DecodeSetup& setup() {
 }
 
 const GpuOption& gpu(const std::string& name) {
-  for (const GpuOption& g : setup().scenario.gpus)
+  for (const GpuOption& g : step_setup().scenario.gpus)
     if (g.gpu.name == name) return g;
   throw std::runtime_error("no gpu " + name);
 }
@@ -33,7 +33,7 @@ TEST(DecodeStep, FullAttentionKvBytesMatchTheClosedForm) {
   const double layers = 28, kv_heads = 4, head_dim = 128, bytes = 2;
   for (std::int64_t batch : {1, 3, 8})
     for (std::int64_t context : {4096, 12345, 65536}) {
-      const StepReport r = evaluate_step(setup(), h100(), Attention::full, batch, context);
+      const StepReport r = evaluate_step(step_setup(), h100(), Attention::full, batch, context);
       ASSERT_TRUE(r.feasible) << r.reason;
       const double closed = 2 * layers * kv_heads * head_dim * bytes * double(context);
       EXPECT_DOUBLE_EQ(r.kv_bytes_read, double(batch) * closed) << batch << " x " << context;
@@ -47,7 +47,7 @@ TEST(DecodeStep, LatencyGrowsWithContextAndBatch) {
   for (Attention a : {Attention::full, Attention::prism}) {
     double previous = 0;
     for (std::int64_t context : {4096, 8192, 16384, 32768, 65536, 131072}) {
-      const StepReport r = evaluate_step(setup(), h100(), a, 1, context);
+      const StepReport r = evaluate_step(step_setup(), h100(), a, 1, context);
       // Full attention reads every key, so it grows strictly. Prism reads a fixed number of
       // keys; only its own query time grows (a pass per 1024 blocks), so it may stay flat.
       if (a == Attention::full)
@@ -58,7 +58,7 @@ TEST(DecodeStep, LatencyGrowsWithContextAndBatch) {
     }
     previous = 0;
     for (std::int64_t batch : {1, 2, 4, 8, 16}) {
-      const StepReport r = evaluate_step(setup(), h100(), a, batch, 16384);
+      const StepReport r = evaluate_step(step_setup(), h100(), a, batch, 16384);
       EXPECT_GT(r.step_time, previous) << to_string(a) << " batch " << batch;
       previous = r.step_time;
     }
@@ -66,7 +66,7 @@ TEST(DecodeStep, LatencyGrowsWithContextAndBatch) {
 }
 
 TEST(DecodeStep, PrismNeverReadsMoreKvThanFullAttention) {
-  for (const Comparison& c : evaluate_grid(setup())) {
+  for (const Comparison& c : evaluate_grid(step_setup())) {
     if (!c.full.feasible) {
       EXPECT_FALSE(c.prism.feasible);  // the KV cache stays in HBM either way
       continue;
@@ -78,17 +78,17 @@ TEST(DecodeStep, PrismNeverReadsMoreKvThanFullAttention) {
 
 TEST(DecodeStep, SelectionCoveringTheContextIsFullAttention) {
   // 128 sinks + 256 recent + 32 x 128 selected = 4480 tokens >= 4096: Prism is not asked.
-  const PrismSelection sel = prism_selection(setup(), 4096);
+  const PrismSelection sel = prism_selection(step_setup(), 4096);
   EXPECT_FALSE(sel.used);
-  const StepReport full = evaluate_step(setup(), h100(), Attention::full, 2, 4096);
-  const StepReport prism = evaluate_step(setup(), h100(), Attention::prism, 2, 4096);
+  const StepReport full = evaluate_step(step_setup(), h100(), Attention::full, 2, 4096);
+  const StepReport prism = evaluate_step(step_setup(), h100(), Attention::prism, 2, 4096);
   EXPECT_EQ(prism.prism_queries, 0);
   EXPECT_DOUBLE_EQ(prism.step_time, full.step_time);
   EXPECT_DOUBLE_EQ(prism.system_power, full.system_power);
 }
 
 TEST(DecodeStep, PrismReadsTheSelectedBlocksAndAsksOneQueryPerKvHeadAndLayer) {
-  const StepReport r = evaluate_step(setup(), h100(), Attention::prism, 4, 131072);
+  const StepReport r = evaluate_step(step_setup(), h100(), Attention::prism, 4, 131072);
   ASSERT_TRUE(r.feasible) << r.reason;
   EXPECT_EQ(r.attended_tokens, 128 + 256 + 32 * 128);
   EXPECT_EQ(r.prism_queries, 4 * 28 * 4);
@@ -102,7 +102,7 @@ TEST(DecodeStep, BatchOneIsMemoryBoundOnTheRoofline) {
   // Every operator of a batch-1 step is memory-bound: time = bytes / (B_hbm eff(bytes)) with
   // eff <= memory_efficiency_max, so the sum is at least bytes / (B_hbm eff_max).
   const fabric::GpuSpec& g = h100().gpu;
-  const StepReport r = evaluate_step(setup(), h100(), Attention::full, 1, 32768);
+  const StepReport r = evaluate_step(step_setup(), h100(), Attention::full, 1, 32768);
   const double floor = r.hbm_bytes / (g.hbm_bandwidth.si() * g.memory_efficiency_max);
   EXPECT_GE(r.gpu_time, floor);
   EXPECT_LT(r.gpu_time, 1.15 * floor);
@@ -110,7 +110,7 @@ TEST(DecodeStep, BatchOneIsMemoryBoundOnTheRoofline) {
 }
 
 TEST(DecodeStep, PowerStaysBetweenIdleAndTdpAndCostFollowsTime) {
-  for (const Comparison& c : evaluate_grid(setup()))
+  for (const Comparison& c : evaluate_grid(step_setup()))
     for (const StepReport* r : {&c.full, &c.prism}) {
       if (!r->feasible) continue;
       const GpuOption& g = gpu(r->gpu);
@@ -129,7 +129,8 @@ TEST(DecodeStep, PowerStaysBetweenIdleAndTdpAndCostFollowsTime) {
 
 TEST(DecodeStep, KvCacheBeyondHbmIsAnInfeasibleResult) {
   // 64 x 128K tokens x 57344 B = 481 GB of KV cache on a 40 GB A100.
-  const StepReport r = evaluate_step(setup(), gpu("A100 SXM4 40GB"), Attention::full, 64, 131072);
+  const StepReport r =
+      evaluate_step(step_setup(), gpu("A100 SXM4 40GB"), Attention::full, 64, 131072);
   EXPECT_FALSE(r.feasible);
   EXPECT_NE(r.reason.find("HBM"), std::string::npos) << r.reason;
   EXPECT_NEAR(r.hbm_footprint, 64.0 * 131072 * 57344 + 7.6e9 * 2, 0.02 * r.hbm_footprint);

@@ -11,7 +11,7 @@
 namespace lightsim::fabric {
 namespace {
 
-Topology shipped(const char* name) {
+Topology nccl_shipped(const char* name) {
   return build_topology(load_fabric(name, testing::shipped_configs()));
 }
 
@@ -19,26 +19,26 @@ TEST(Nccl, ChannelSearchFollowsSearchCc) {
   // H100: 450 GB/s / 25 GB/s per NVLink4 link x 20.6 (SM90_NVLINK_BW) = 370.8 GB/s of NVLink,
   // channels at 48 GB/s (the PCIe Gen5 x16 path caps the 50 GB/s NIC): ceil(7.7) = 8, one per
   // NIC; more than 4 channels below 50 GB/s are not duplicated.
-  const Topology h100 = shipped("dgx_h100");
+  const Topology h100 = nccl_shipped("dgx_h100");
   ASSERT_TRUE(h100.nccl.has_value());
   EXPECT_EQ(h100.nccl->channels, 8);
   EXPECT_DOUBLE_EQ(h100.nccl->channel_speed, 48e9);
   // GB200 NVL72: 18 links x 40.1 = 721.8 GB/s -> 16 channels of 48 GB/s.
-  const Topology nvl72 = shipped("gb200_nvl72_x20");
+  const Topology nvl72 = nccl_shipped("gb200_nvl72_x20");
   EXPECT_EQ(nvl72.nccl->channels, 16);
   // NVL4 (NCCL 2.27.3): 4 NICs hold 4 channels of 47.9 GB/s, duplicated to 8 at half the
   // speed (4 is not more than 4).
-  const Topology nvl4 = shipped("gb200_nvl4_ib");
+  const Topology nvl4 = nccl_shipped("gb200_nvl4_ib");
   EXPECT_EQ(nvl4.nccl->channels, 8);
   EXPECT_DOUBLE_EQ(nvl4.nccl->channel_speed, 47.9e9 / 2);
   // Fabrics without `nccl` (the seed's) keep the one-protocol model.
-  EXPECT_FALSE(shipped("seed_copper_1152").nccl.has_value());
+  EXPECT_FALSE(nccl_shipped("seed_copper_1152").nccl.has_value());
 }
 
 TEST(Nccl, RingAllReduceApproachesTwoNMinusOneOverNSOverBusBandwidth) {
   // 2 nodes of 8: the bus bound is the node's 8 NICs (8 channels, one each) at 400 Gb/s x 0.92;
   // at large S the ring's busbw = 2(n-1)/n S / T tends to it (latency is O(100 us)).
-  const Topology t = shipped("dgx_h100");
+  const Topology t = nccl_shipped("dgx_h100");
   const double bus = 8 * 50e9 * 0.92;
   const auto r = collective(t, CollectiveOp::all_reduce, 16, std::pow(2.0, 40), Algorithm::ring);
   ASSERT_TRUE(r.feasible) << r.reason;
@@ -47,7 +47,7 @@ TEST(Nccl, RingAllReduceApproachesTwoNMinusOneOverNSOverBusBandwidth) {
   EXPECT_LE(r.busbw, bus);
   // 20 NVL72 racks: a ring crosses each rack boundary once per channel, so 16 of the rack's
   // 72 NICs carry it: bus bound 16 x 46 GB/s, below NVLink's.
-  const Topology x20 = shipped("gb200_nvl72_x20");
+  const Topology x20 = nccl_shipped("gb200_nvl72_x20");
   const auto w =
       collective(x20, CollectiveOp::all_reduce, 1440, std::pow(2.0, 42), Algorithm::ring);
   ASSERT_TRUE(w.feasible) << w.reason;
@@ -79,7 +79,7 @@ Line ring_line(Protocol p) {
 }
 
 TEST(Nccl, ForcedProtocolTimesAreNcclsLines) {
-  const Topology t = shipped("dgx_h100");
+  const Topology t = nccl_shipped("dgx_h100");
   for (Protocol p : {Protocol::ll, Protocol::ll128, Protocol::simple})
     for (double s : {1e6, 1e8, 1e10}) {
       const auto r = collective(t, CollectiveOp::all_reduce, 16, s, Algorithm::ring, p);
@@ -90,7 +90,7 @@ TEST(Nccl, ForcedProtocolTimesAreNcclsLines) {
 }
 
 TEST(Nccl, ProtocolSwitchPointsAreWhereNcclsModelPutsThem) {
-  const Topology t = shipped("dgx_h100");
+  const Topology t = nccl_shipped("dgx_h100");
   auto cross = [](Line a, Line b) { return (b.latency - a.latency) / (1 / a.algbw - 1 / b.algbw); };
   const double ll_to_ll128 = cross(ring_line(Protocol::ll), ring_line(Protocol::ll128));
   const double ll128_to_simple = cross(ring_line(Protocol::ll128), ring_line(Protocol::simple));
@@ -107,7 +107,7 @@ TEST(Nccl, ProtocolSwitchPointsAreWhereNcclsModelPutsThem) {
 TEST(Nccl, TreeAcrossManyNodesIsCappedPerChannel) {
   // Blackwell, > 2 nodes, NCCL 2.30: tree Simple reaches at most nChannels x 24 GB/s of NCCL's
   // tree busBw (= 2 algbw; perChMaxTreeBws), below the 1.5 S over 16 NICs the tree needs.
-  const Topology t = shipped("gb200_nvl72");
+  const Topology t = nccl_shipped("gb200_nvl72");
   const double s = std::pow(2.0, 40);
   const auto r = collective(t, CollectiveOp::all_reduce, 216, s, Algorithm::tree, Protocol::simple);
   ASSERT_TRUE(r.feasible) << r.reason;
@@ -116,7 +116,7 @@ TEST(Nccl, TreeAcrossManyNodesIsCappedPerChannel) {
 }
 
 TEST(Nccl, LowLatencyProtocolsExistOnlyAcrossNodes) {
-  const Topology t = shipped("dgx_h100");
+  const Topology t = nccl_shipped("dgx_h100");
   const auto inside =
       collective(t, CollectiveOp::all_reduce, 8, 1e6, Algorithm::ring, Protocol::ll);
   EXPECT_FALSE(inside.feasible);

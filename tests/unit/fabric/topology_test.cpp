@@ -7,11 +7,11 @@
 namespace lightsim::fabric {
 namespace {
 
-Topology shipped(const char* name) {
+Topology topology_shipped(const char* name) {
   return build_topology(load_fabric(name, testing::shipped_configs()));
 }
 
-FabricSpec parse(const std::string& yaml) {
+FabricSpec parse_fabric(const std::string& yaml) {
   return config::read_spec<FabricSpec>(config::parse_document(yaml, "f.yaml"),
                                        testing::shipped_configs());
 }
@@ -28,16 +28,16 @@ TEST(Topology, CpoBandwidthIsDerivedFromTheOpticalParameters) {
 }
 
 TEST(Topology, PhotonicPodRatioToCopperIsAnOutput) {
-  const Topology four = shipped("photonic_4x_1152");
+  const Topology four = topology_shipped("photonic_4x_1152");
   EXPECT_NEAR(four.tiers[0].line_bandwidth / four.gpu.scale_up_bandwidth.si(), 4.0, 1e-9);
   EXPECT_EQ(four.tiers[0].domain_size, 1152);
   EXPECT_EQ(four.tiers[0].switch_levels, 2);
-  const Topology full = shipped("photonic_cpo_1152");
+  const Topology full = topology_shipped("photonic_cpo_1152");
   EXPECT_NEAR(full.tiers[0].line_bandwidth / full.gpu.scale_up_bandwidth.si(), 14.22, 0.01);
 }
 
 TEST(Topology, OversubscriptionDividesTheTierBandwidth) {
-  const FabricSpec f = parse(R"(schema_version: 1
+  const FabricSpec f = parse_fabric(R"(schema_version: 1
 kind: fabric
 gpu: {preset: h100}
 tiers:
@@ -52,7 +52,7 @@ tiers:
 TEST(Topology, BadFabricsNameTheProblem) {
   auto error = [](const std::string& yaml) -> std::string {
     try {
-      (void)build_topology(parse(yaml));
+      (void)build_topology(parse_fabric(yaml));
     } catch (const InputError& e) {
       return e.what();
     }
@@ -86,17 +86,17 @@ TEST(Gpu, RooflineWithAchievableEfficiency) {
 // The public calibration points of prefill.md (table in docs/fabric.md).
 TEST(Calibration, CopperPresetsLandNearPublishedPoints) {
   const double GiB = 1 << 30;
-  const Topology h100 = shipped("dgx_h100");
+  const Topology h100 = topology_shipped("dgx_h100");
   EXPECT_NEAR(collective(h100, CollectiveOp::all_reduce, 8, 8 * GiB).busbw / 480e9, 1.0, 0.05);
   EXPECT_NEAR(collective(h100, CollectiveOp::all_reduce, 8, 8 * GiB, Algorithm::ring).busbw / 370e9,
               1.0, 0.05);
-  const Topology nvl = shipped("gb200_nvl72");
+  const Topology nvl = topology_shipped("gb200_nvl72");
   EXPECT_NEAR(collective(nvl, CollectiveOp::all_reduce, 72, 0.5 * GiB).busbw / 581e9, 1.0, 0.05);
   EXPECT_NEAR(collective(nvl, CollectiveOp::all_reduce, 72, 4 * GiB).busbw / 835e9, 1.0, 0.05);
   EXPECT_NEAR(collective(nvl, CollectiveOp::all_reduce, 72, 8 * GiB).busbw / 847e9, 1.0, 0.05);
   // DeepEP: 4096 tokens x 7168 hidden x top-8 in FP8 per GPU.
   const double dispatch = 4096.0 * 7168 * 8;
-  const Topology h800 = shipped("hgx_h800");
+  const Topology h800 = topology_shipped("hgx_h800");
   EXPECT_NEAR(collective(h800, CollectiveOp::all_to_all, 8, dispatch).busbw / 155e9, 1.0, 0.05);
   for (std::int64_t n : {16, 32, 64}) {
     const auto r = collective(h800, CollectiveOp::all_to_all, n, dispatch);

@@ -24,7 +24,7 @@ ProjectionSource own_pca(std::size_t dim) {
   return p;
 }
 
-EvalOptions options() {
+EvalOptions eval_options() {
   EvalOptions o;
   o.ks = {4, 8};
   o.blocks.block_tokens = 64;
@@ -53,7 +53,7 @@ TEST(KvEvaluate, OverlapFractionCountsTruthFoundInSelection) {
 TEST(KvEvaluate, SharedProjectionEqualsPerScorerFit) {
   Context ctx(ContextOptions{.seed = 5, .threads = 2});
   const KvCache cache = test::small_kv_cache(ctx);
-  EvalOptions own = options(), shared = options();
+  EvalOptions own = eval_options(), shared = eval_options();
   shared.shared_projection = SharedProjection{standard_projection("pca"), 8};
   const EvalReport a = evaluate(cache, {{"sig", signature_scorer(own_pca(8))}}, own, ctx);
   // Without a fitter of its own, the scorer takes the evaluation's shared projection.
@@ -71,7 +71,7 @@ TEST(KvEvaluate, SharedProjectionEqualsPerScorerFit) {
 TEST(KvEvaluate, ReferenceSetupIsTheProjectedTruth) {
   Context ctx(ContextOptions{.seed = 7, .threads = 2});
   const KvCache cache = test::small_kv_cache(ctx);
-  EvalOptions o = options();
+  EvalOptions o = eval_options();
   o.reference = 0;
   const std::vector<ScorerSetup> setups{{"sig", signature_scorer(own_pca(8))},
                                         {"mean", mean_key_scorer({})}};
@@ -94,7 +94,7 @@ TEST(KvEvaluate, LayoutsTogetherEqualLayoutsAlone) {
   const std::vector<ScorerSetup> setups{{"sig", signature_scorer(own_pca(8))},
                                         {"quest", quest_scorer({})}};
   const std::vector<BlockOptions> layouts{{32, 4, 512}, {128, 4, 256}};
-  const EvalOptions o = options();
+  const EvalOptions o = eval_options();
   const std::vector<EvalReport> together = evaluate(cache, setups, o, layouts, ctx);
   ASSERT_EQ(together.size(), 2u);
   for (std::size_t l = 0; l < 2; ++l) {
@@ -116,7 +116,7 @@ TEST(KvEvaluate, LayoutsTogetherEqualLayoutsAlone) {
 TEST(KvEvaluate, OutputErrorSwitchChangesOnlyTheOutputError) {
   Context ctx(ContextOptions{.seed = 3, .threads = 2});
   const KvCache cache = test::small_kv_cache(ctx);
-  EvalOptions with = options(), without = options();
+  EvalOptions with = eval_options(), without = eval_options();
   without.output_error = false;
   const std::vector<ScorerSetup> setups{{"mean", mean_key_scorer({})}};
   const EvalReport a = evaluate(cache, setups, with, ctx);
@@ -133,7 +133,7 @@ TEST(KvEvaluate, OutputErrorSwitchChangesOnlyTheOutputError) {
 TEST(KvEvaluate, NeedleBreakdownsAverageToTheOverallRate) {
   Context ctx(ContextOptions{.seed = 3, .threads = 2});
   const KvCache cache = test::small_kv_cache(ctx);
-  const EvalReport r = evaluate(cache, {{"mean", mean_key_scorer({})}}, options(), ctx);
+  const EvalReport r = evaluate(cache, {{"mean", mean_key_scorer({})}}, eval_options(), ctx);
   for (const KMetrics& m : r.scorers[0].per_k) {
     ASSERT_EQ(m.needle_hit_by_needle.size(), 2u);
     ASSERT_EQ(m.needle_hit_by_head.size(), 2u);
@@ -152,7 +152,7 @@ TEST(KvEvaluate, IdenticalForAnyThreadCount) {
   for (std::size_t threads : {1u, 2u}) {
     Context ctx(ContextOptions{.seed = 11, .threads = threads});
     const KvCache cache = test::small_kv_cache(ctx);
-    EvalOptions o = options();
+    EvalOptions o = eval_options();
     o.reference = 0;
     o.shared_projection = SharedProjection{standard_projection("pca"), 8};
     const std::vector<ScorerSetup> setups{{"sig", signature_scorer(ProjectionSource{.dim = 8})},
@@ -166,7 +166,7 @@ TEST(KvEvaluate, IdenticalForAnyThreadCount) {
 TEST(KvEvaluate, JsonGivesEveryEstimateAsMeanCiAndCount) {
   Context ctx(ContextOptions{.seed = 3, .threads = 2});
   const KvCache cache = test::small_kv_cache(ctx);
-  const Json j = to_json(evaluate(cache, {{"quest", quest_scorer({})}}, options(), ctx));
+  const Json j = to_json(evaluate(cache, {{"quest", quest_scorer({})}}, eval_options(), ctx));
   EXPECT_EQ(j["block_tokens"], 64);
   EXPECT_EQ(j["source"], cache.source);
   const Json& m = j["results"]["quest"]["4"];
@@ -180,14 +180,15 @@ TEST(KvEvaluate, JsonGivesEveryEstimateAsMeanCiAndCount) {
   EXPECT_TRUE(m["recall_k_at_K"]["8"].contains("ci95"));
   EXPECT_EQ(m["needle_hit_by_needle"].size(), 2u);
   EXPECT_TRUE(m["needle_hit_by_head"][1].contains("mean"));
-  EXPECT_NE(to_text(evaluate(cache, {{"quest", quest_scorer({})}}, options(), ctx)).find("quest"),
-            std::string::npos);
+  EXPECT_NE(
+      to_text(evaluate(cache, {{"quest", quest_scorer({})}}, eval_options(), ctx)).find("quest"),
+      std::string::npos);
 }
 
-struct Registered {
+struct RegisteredFamilies {
   ScorerFamily scorers{"kv_scorer", ""};
   ProjectionFamily projections{"kv_projection", ""};
-  Registered() {
+  RegisteredFamilies() {
     register_scorers(scorers);
     register_projections(projections);
   }
@@ -198,7 +199,7 @@ struct Registered {
 };
 
 TEST(KvResolveScorers, NamesProjectionsAndAll) {
-  const Registered r;
+  const RegisteredFamilies r;
   const auto setups = r.resolve({"exact", "signature:random"});
   ASSERT_EQ(setups.size(), 2u);
   EXPECT_EQ(setups[0].name, "exact");
@@ -216,7 +217,7 @@ TEST(KvResolveScorers, NamesProjectionsAndAll) {
 // An option goes to every selected scorer whose spec has the field, is read (and range
 // checked) by that spec, and is an error when no selected scorer takes it.
 TEST(KvResolveScorers, OptionsGoToTheScorersThatTakeThem) {
-  const Registered r;
+  const RegisteredFamilies r;
   const auto setups = r.resolve({"quest", "signature"}, {{"dim", "8", "--dim"}});
   EXPECT_EQ(setups[1].name, "signature:pca:d8");
   EXPECT_THROW((void)r.resolve({"quest"}, {{"dim", "8", "--dim"}}), UsageError);
@@ -226,7 +227,7 @@ TEST(KvResolveScorers, OptionsGoToTheScorersThatTakeThem) {
 
 // A scorer options file (kind scorer_<name>) selects its scorer and sets its fields.
 TEST(KvResolveScorers, OptionsFileSelectsItsScorer) {
-  const Registered r;
+  const RegisteredFamilies r;
   const std::filesystem::path dir = std::filesystem::path(LIGHTSIM_TEST_TMPDIR) / "kv_resolve";
   std::filesystem::create_directories(dir);
   const std::filesystem::path file = dir / "sig.yaml";

@@ -12,7 +12,7 @@
 namespace lightsim::kv {
 namespace {
 
-KvCache generate(const KvGeneratorSpec& spec, std::uint64_t seed) {
+KvCache fit_generate(const KvGeneratorSpec& spec, std::uint64_t seed) {
   ContextOptions o;
   o.seed = seed;
   o.threads = 2;
@@ -55,7 +55,7 @@ TEST(KvFit, RecoversKnownKnobs) {
   KvGeneratorSpec truth = truth_spec();
   truth.kv_heads = 4;
   truth.q_heads = 16;
-  const KvCache cache = generate(truth, 7);
+  const KvCache cache = fit_generate(truth, 7);
   KvGeneratorSpec start = truth;
   start.noise_scale = 0.25;
   start.sink_logit = 4;
@@ -86,7 +86,7 @@ TEST(KvFit, RecoversKnownKnobs) {
 TEST(KvFit, IsDeterministicAcrossThreadCounts) {
   KvGeneratorSpec spec = fit_spec();
   spec.tokens = 512;
-  const KvCache cache = generate(spec, 3);
+  const KvCache cache = fit_generate(spec, 3);
   FitOptions opts;
   opts.max_evaluations = 12;
   opts.tolerance = 1e9;  // a short search: judged on its bits, not its quality
@@ -157,9 +157,9 @@ TEST(KvGeneratorNeedles, MatchedNeedleNormIsAnOrdinaryKeyLength) {
   spec.needle_depths = {0.5};
   spec.needle_tokens = 32;
   double raw = 0, matched = 0;
-  for (double r : needle_energy_ratios(generate(spec, 1))) raw = std::max(raw, std::abs(r - 1));
+  for (double r : needle_energy_ratios(fit_generate(spec, 1))) raw = std::max(raw, std::abs(r - 1));
   spec.needle_norm_matched = true;
-  for (double r : needle_energy_ratios(generate(spec, 1)))
+  for (double r : needle_energy_ratios(fit_generate(spec, 1)))
     matched = std::max(matched, std::abs(r - 1));
   EXPECT_GT(raw, 0.4);      // one chi-square draw per needle: some needles are long keys
   EXPECT_LT(matched, 0.2);  // rescaled to an ordinary token's energy
@@ -183,7 +183,7 @@ TEST(KvGeneratorRope, DynamicNtkScalesTheBaseBeyondTheOriginalContext) {
   spec.rope_ntk_factor = 10;
   spec.tokens = 1024;
   spec.rope_original_context = 512;
-  EXPECT_DOUBLE_EQ(generate(spec, 1).rope_base, 1e4 * std::pow(11.0, 128.0 / 126.0));
+  EXPECT_DOUBLE_EQ(fit_generate(spec, 1).rope_base, 1e4 * std::pow(11.0, 128.0 / 126.0));
 }
 
 }  // namespace

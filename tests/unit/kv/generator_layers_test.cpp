@@ -8,7 +8,7 @@
 namespace lightsim::kv {
 namespace {
 
-KvCache generate(const KvGeneratorSpec& spec) {
+KvCache layers_generate(const KvGeneratorSpec& spec) {
   ContextOptions o;
   o.seed = 5;
   o.threads = 2;
@@ -18,18 +18,18 @@ KvCache generate(const KvGeneratorSpec& spec) {
 
 TEST(KvGeneratorLayers, EarlyLayersWithTheBodyMixChangeNothing) {
   KvGeneratorSpec spec = testing::tiny_spec();
-  const KvCache plain = generate(spec);
+  const KvCache plain = layers_generate(spec);
   spec.early_layers = 2;
   spec.early_retrieval_fraction = spec.retrieval_fraction;
   spec.early_streaming_fraction = spec.streaming_fraction;
-  const KvCache same = generate(spec);
+  const KvCache same = layers_generate(spec);
   EXPECT_EQ(plain.key_data(), same.key_data());
   EXPECT_EQ(plain.value_data(), same.value_data());
   EXPECT_EQ(plain.query_data(), same.query_data());
   spec.early_streaming_fraction = 1.0;  // a different early mix moves layer 0 and 1 only
   spec.early_retrieval_fraction = 0.0;
   spec.early_layers = 1;
-  const KvCache moved = generate(spec);
+  const KvCache moved = layers_generate(spec);
   EXPECT_NE(plain.query_data(), moved.query_data());
   const HeadView a = plain.head(1, 0), b = moved.head(1, 0);
   EXPECT_TRUE(std::equal(a.queries, a.queries + a.group * a.steps * a.head_dim, b.queries));
@@ -67,7 +67,8 @@ TEST(KvGeneratorLayers, EarlyLayersTakeTheirOwnHeadMix) {
   KvGeneratorSpec retrieval = small_spec();
   retrieval.retrieval_fraction = 1.0;
   retrieval.streaming_fraction = 0.0;
-  const KvCache c = generate(layered), s = generate(streaming), r = generate(retrieval);
+  const KvCache c = layers_generate(layered), s = layers_generate(streaming),
+                r = layers_generate(retrieval);
   auto same = [](const HeadView& a, const HeadView& b) {
     return std::equal(a.queries, a.queries + a.group * a.steps * a.head_dim, b.queries) &&
            std::equal(a.keys, a.keys + a.tokens * a.head_dim, b.keys);
@@ -85,11 +86,11 @@ TEST(KvGeneratorLayers, GroupShareSetsHowManyQueryHeadsRetrieve) {
   spec.streaming_fraction = 0.0;
   spec.layers = {1};
   Context ctx;
-  const double all = retrieval_head_fraction(generate(spec), false, 2, {}, ctx).mean;
+  const double all = retrieval_head_fraction(layers_generate(spec), false, 2, {}, ctx).mean;
   spec.retrieval_group_share = 0.5;  // two of the four
-  const double half = retrieval_head_fraction(generate(spec), false, 2, {}, ctx).mean;
+  const double half = retrieval_head_fraction(layers_generate(spec), false, 2, {}, ctx).mean;
   spec.retrieval_group_share = 0.0;
-  const double none = retrieval_head_fraction(generate(spec), false, 2, {}, ctx).mean;
+  const double none = retrieval_head_fraction(layers_generate(spec), false, 2, {}, ctx).mean;
   EXPECT_GE(all, 0.75);
   EXPECT_NEAR(half, 0.5, 0.125 + 1e-12);
   EXPECT_LE(none, 0.125);

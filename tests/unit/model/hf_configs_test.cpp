@@ -17,7 +17,7 @@ std::filesystem::path data_dir() {
   return std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "tests/data/hf_configs";
 }
 
-Transformer load(const std::string& stem) {
+Transformer load_hf(const std::string& stem) {
   return load_hf_config(data_dir() / (stem + ".json"));
 }
 
@@ -88,7 +88,7 @@ TEST(HfConfigs, EveryShippedConfigIsInTheTable) {
 TEST(HfConfigs, TotalAndActiveParametersMatchThePublishedFigures) {
   for (const Published& p : kPublished) {
     SCOPED_TRACE(p.stem);
-    const Transformer m = load(p.stem);
+    const Transformer m = load_hf(p.stem);
     const ParameterCount c = count_parameters(m);
     const double total = c.total + (p.with_mtp ? c.mtp : 0.0);
     const double active = c.active - (p.active_without_embedding ? c.embedding : 0.0);
@@ -100,36 +100,36 @@ TEST(HfConfigs, TotalAndActiveParametersMatchThePublishedFigures) {
 TEST(HfConfigs, GptOssCheckpointBytesMatchThePublishedSize) {
   // gpt-oss model card (arXiv:2508.10925) Table 1: 60.8 GiB and 12.8 GiB with MXFP4 experts.
   const double gib = 1024.0 * 1024 * 1024;
-  EXPECT_NEAR(count_parameters(load("gpt_oss_120b")).checkpoint_bytes / gib / 60.8, 1.0, 0.02);
-  EXPECT_NEAR(count_parameters(load("gpt_oss_20b")).checkpoint_bytes / gib / 12.8, 1.0, 0.02);
+  EXPECT_NEAR(count_parameters(load_hf("gpt_oss_120b")).checkpoint_bytes / gib / 60.8, 1.0, 0.02);
+  EXPECT_NEAR(count_parameters(load_hf("gpt_oss_20b")).checkpoint_bytes / gib / 12.8, 1.0, 0.02);
 }
 
 TEST(HfConfigs, QuantizationConfigSetsTheStoredBitsPerWeight) {
-  const Transformer oss = load("gpt_oss_120b");
+  const Transformer oss = load_hf("gpt_oss_120b");
   EXPECT_EQ(oss.checkpoint.method, "mxfp4");
   EXPECT_DOUBLE_EQ(oss.checkpoint.quantized_bits, 4.25);
   EXPECT_TRUE(oss.checkpoint.experts_only);
-  const Transformer v3 = load("deepseek_v3");
+  const Transformer v3 = load_hf("deepseek_v3");
   EXPECT_EQ(v3.checkpoint.method, "fp8");
   EXPECT_DOUBLE_EQ(v3.checkpoint.quantized_bits, 8.0 + 32.0 / (128 * 128));
   EXPECT_FALSE(v3.checkpoint.experts_only);
   // Block FP8: about one byte per parameter (bf16 embedding, LM head and routers aside).
   const ParameterCount c = count_parameters(v3);
   EXPECT_NEAR(c.checkpoint_bytes / c.total, 1.0, 0.01);
-  const Transformer k25 = load("kimi_k2_5");
+  const Transformer k25 = load_hf("kimi_k2_5");
   EXPECT_EQ(k25.checkpoint.method, "compressed-tensors");
   EXPECT_DOUBLE_EQ(k25.checkpoint.quantized_bits, 4.5);  // int4 + a bf16 scale per 32
   EXPECT_TRUE(k25.checkpoint.experts_only);
-  EXPECT_EQ(load("llama3_1_8b").checkpoint.method, "bf16");
+  EXPECT_EQ(load_hf("llama3_1_8b").checkpoint.method, "bf16");
 }
 
 TEST(HfConfigs, LayerKindsFollowLayerTypesAndTheFamilyDefaults) {
-  const Transformer oss = load("gpt_oss_20b");
+  const Transformer oss = load_hf("gpt_oss_20b");
   EXPECT_EQ(oss.layers[0].sliding_window, 128);
   EXPECT_EQ(oss.layers[1].sliding_window, 0);
   EXPECT_TRUE(oss.attention.sinks && oss.attention.o_bias && oss.moe.expert_bias);
   // Qwen3-Next lists no layer_types: every 4th layer (full_attention_interval) is full.
-  const Transformer next = load("qwen3_next_80b_a3b");
+  const Transformer next = load_hf("qwen3_next_80b_a3b");
   EXPECT_TRUE(next.layers[0].linear_attention);
   EXPECT_FALSE(next.layers[3].linear_attention);
   EXPECT_EQ(std::count_if(next.layers.begin(), next.layers.end(),
@@ -137,38 +137,40 @@ TEST(HfConfigs, LayerKindsFollowLayerTypesAndTheFamilyDefaults) {
             36);
   EXPECT_TRUE(next.moe.shared_gate && next.attention.output_gate);
   // Qwen3.5 lists layer_types in its text_config.
-  const Transformer q35 = load("qwen3_5_397b_a17b");
+  const Transformer q35 = load_hf("qwen3_5_397b_a17b");
   EXPECT_TRUE(q35.layers[2].linear_attention);
   EXPECT_FALSE(q35.layers[3].linear_attention);
   EXPECT_EQ(q35.moe_layer_count(), 60);
   // Mixtral and Qwen3-MoE: every layer is MoE; DeepSeek-V3.2 keeps 3 dense layers first.
-  EXPECT_EQ(load("mixtral_8x7b").moe_layer_count(), 32);
-  const Transformer v32 = load("deepseek_v3_2");
+  EXPECT_EQ(load_hf("mixtral_8x7b").moe_layer_count(), 32);
+  const Transformer v32 = load_hf("deepseek_v3_2");
   EXPECT_EQ(v32.moe_layer_count(), 58);
   EXPECT_EQ(v32.attention.index_topk, 2048);
   // Llama-4 Scout: every layer MoE (interleave step 1), 3 of 4 layers chunked local attention.
-  const Transformer scout = load("llama4_scout");
+  const Transformer scout = load_hf("llama4_scout");
   EXPECT_EQ(scout.moe_layer_count(), 48);
   EXPECT_EQ(scout.layers[0].attention_window, 8192);
   EXPECT_EQ(scout.layers[3].attention_window, 0);
 }
 
 TEST(HfConfigs, LinearAttentionLayersCacheNoKeysOrValues) {
-  const Transformer next = load("qwen3_next_80b_a3b");
+  const Transformer next = load_hf("qwen3_next_80b_a3b");
   // 12 full-attention layers x 2 KV heads x 256 x (K and V) x 2 bytes.
   EXPECT_DOUBLE_EQ(kv_bytes_per_token(next, DTypePolicy{}), 12.0 * 2 * 2 * 256 * 2);
 }
 
 TEST(HfConfigs, UnmodelledCostFeaturesAreNamedNotMisread) {
-  EXPECT_EQ(unmodelled_cost_feature(load("llama3_1_8b")), "");
-  EXPECT_EQ(unmodelled_cost_feature(load("mixtral_8x22b")), "");
-  EXPECT_EQ(unmodelled_cost_feature(load("kimi_k2_5")), "");
-  EXPECT_NE(unmodelled_cost_feature(load("qwen3_next_80b_a3b")).find("linear_attention"),
+  EXPECT_EQ(unmodelled_cost_feature(load_hf("llama3_1_8b")), "");
+  EXPECT_EQ(unmodelled_cost_feature(load_hf("mixtral_8x22b")), "");
+  EXPECT_EQ(unmodelled_cost_feature(load_hf("kimi_k2_5")), "");
+  EXPECT_NE(unmodelled_cost_feature(load_hf("qwen3_next_80b_a3b")).find("linear_attention"),
             std::string::npos);
-  EXPECT_NE(unmodelled_cost_feature(load("gpt_oss_20b")).find("sliding_window"), std::string::npos);
-  EXPECT_NE(unmodelled_cost_feature(load("deepseek_v3_2")).find("index_topk"), std::string::npos);
+  EXPECT_NE(unmodelled_cost_feature(load_hf("gpt_oss_20b")).find("sliding_window"),
+            std::string::npos);
+  EXPECT_NE(unmodelled_cost_feature(load_hf("deepseek_v3_2")).find("index_topk"),
+            std::string::npos);
   try {
-    (void)analyze(load("gpt_oss_20b"), DTypePolicy{}, Workload::prefill(16));
+    (void)analyze(load_hf("gpt_oss_20b"), DTypePolicy{}, Workload::prefill(16));
     ADD_FAILURE() << "analyze accepted sliding-window layers";
   } catch (const ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("sliding_window"), std::string::npos) << e.what();

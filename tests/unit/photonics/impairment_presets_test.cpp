@@ -13,7 +13,7 @@
 namespace lightsim::photonics {
 namespace {
 
-ImpairmentSpec preset(const std::string& name) {
+ImpairmentSpec impairment_preset(const std::string& name) {
   return config::load_spec<ImpairmentSpec>(
       std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs/impairments" / (name + ".yaml"),
       testing::shipped_configs());
@@ -26,14 +26,14 @@ ImpairmentSpec from_text(const std::string& body) {
 }
 
 TEST(ImpairmentPresets, ShippedPresetsLoad) {
-  const ImpairmentSpec ideal = preset("ideal");
+  const ImpairmentSpec ideal = impairment_preset("ideal");
   EXPECT_FALSE(ideal.crosstalk || ideal.quantization || ideal.dac_errors || ideal.noise ||
                ideal.heater_crosstalk);
   EXPECT_EQ(ideal.drift_local_sigma.si(), 0.0);
-  const ImpairmentSpec seed = preset("seed_table31");
+  const ImpairmentSpec seed = impairment_preset("seed_table31");
   EXPECT_NEAR(seed.drift_local_sigma.si(), 40e-12, 1e-18);
   EXPECT_TRUE(seed.crosstalk && seed.noise);
-  const ImpairmentSpec typical = preset("typical");
+  const ImpairmentSpec typical = impairment_preset("typical");
   EXPECT_NEAR(typical.drift_time_constant.si(), 1e-3, 1e-12);
   EXPECT_EQ(typical.correlation_rings, 4.0);
 }

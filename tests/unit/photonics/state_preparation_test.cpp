@@ -19,17 +19,17 @@
 namespace lightsim::photonics {
 namespace {
 
-DeviceSpec device(int d) {
+DeviceSpec prep_device(int d) {
   return testing::seed_tfln_fit_device(d);
 }
 
 template <class T>
-bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+bool prep_same_bits(const std::vector<T>& a, const std::vector<T>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
 }
 
 TEST(StatePreparation, ProgrammingWithThePrecomputedTargetIsTheSame) {
-  const DeviceSpec dev = device(32);
+  const DeviceSpec dev = prep_device(32);
   const WeightProgrammer programmer(dev);
   RandomStream rng(5, {1});
   // The DAC instance must have the device's DAC resolution (one code error per code).
@@ -47,7 +47,7 @@ TEST(StatePreparation, ProgrammingWithThePrecomputedTargetIsTheSame) {
 }
 
 TEST(StatePreparation, ADacInstanceOfAnotherResolutionIsRefused) {
-  const DeviceSpec dev = device(32);
+  const DeviceSpec dev = prep_device(32);
   const WeightProgrammer programmer(dev);
   RandomStream rng(5, {1});
   const DacInstance dac = DacInstance::sample(DacSpec{dev.dac.bits - 2}, rng);
@@ -55,7 +55,7 @@ TEST(StatePreparation, ADacInstanceOfAnotherResolutionIsRefused) {
 }
 
 TEST(StatePreparation, KernelBuiltInAStateEqualsConstructionThenSetState) {
-  const DeviceSpec dev = device(32);
+  const DeviceSpec dev = prep_device(32);
   ImpairmentSpec imp;  // crosstalk, DAC codes and errors, noise: on
   imp.calibration_residual = Length::si(2e-12);
   imp.drift_global_sigma = Length::si(5e-12);
@@ -71,13 +71,13 @@ TEST(StatePreparation, KernelBuiltInAStateEqualsConstructionThenSetState) {
   MvmKernel slow(dev, imp, w);
   slow.set_state(3, 9);
   MvmKernel fast(dev, imp, w, 3, 9);
-  EXPECT_TRUE(same_bits(slow.bank().detunings(), fast.bank().detunings()));
-  EXPECT_TRUE(same_bits(slow.bank().effective_weights(), fast.bank().effective_weights()));
+  EXPECT_TRUE(prep_same_bits(slow.bank().detunings(), fast.bank().detunings()));
+  EXPECT_TRUE(prep_same_bits(slow.bank().effective_weights(), fast.bank().effective_weights()));
   std::vector<float> s1(rows), s2(rows);
   RandomStream n1(3, {2}), n2(3, {2});
   slow.score(x, s1, n1);
   fast.score(x, s2, n2);
-  EXPECT_TRUE(same_bits(s1, s2));
+  EXPECT_TRUE(prep_same_bits(s1, s2));
 }
 
 ImpairmentSpec every_impairment() {
@@ -98,7 +98,7 @@ std::vector<float> bank_weights(int rows, int d) {
 }
 
 TEST(StatePreparation, EverySimdPathGivesTheSameState) {
-  const DeviceSpec dev = device(32);
+  const DeviceSpec dev = prep_device(32);
   const auto w = bank_weights(70, 32);  // 3 blocks, the last one partial
   MvmKernel ref(dev, every_impairment(), w);
   ref.use_simd_level(detail::SimdLevel::baseline);
@@ -108,7 +108,7 @@ TEST(StatePreparation, EverySimdPathGivesTheSameState) {
     MvmKernel k(dev, every_impairment(), w);
     k.use_simd_level(level);
     k.set_state(2, 5);
-    EXPECT_TRUE(same_bits(ref.bank().effective_weights(), k.bank().effective_weights()))
+    EXPECT_TRUE(prep_same_bits(ref.bank().effective_weights(), k.bank().effective_weights()))
         << static_cast<int>(level);
     EXPECT_EQ(ref.bank().row_weight_sums(), k.bank().row_weight_sums());
   }
@@ -120,7 +120,7 @@ TEST(StatePreparation, EverySimdPathGivesTheSameState) {
 // rounding of the exact value.
 TEST(StatePreparation, StateWeightsAreTheExactBusModelToFloatRounding) {
   const int d = 32, rows = 40;
-  const DeviceSpec dev = device(d);
+  const DeviceSpec dev = prep_device(d);
   const auto w = bank_weights(rows, d);
   MvmKernel k(dev, every_impairment(), w, 4, 1);
   const auto weff = k.bank().effective_weights();
@@ -151,7 +151,7 @@ TEST(StatePreparation, StaticErrorsHaveTheRootSumSquareSigma) {
   // One normal of sigma sqrt(fab^2 + cal^2) per ring: the spread of the detunings about the
   // programmed ones (drift and DAC errors off) over 64 x 32 rings.
   const int d = 32, rows = 64;
-  const DeviceSpec dev = device(d);
+  const DeviceSpec dev = prep_device(d);
   ImpairmentSpec imp;
   imp.crosstalk = imp.dac_errors = imp.noise = false;
   imp.fabrication_sigma = Length::si(30e-12);

@@ -15,7 +15,7 @@
 namespace lightsim::prism {
 namespace {
 
-AcceleratorSpec seed_fit() {
+AcceleratorSpec lock_seed_fit() {
   return load_accelerator("seed_fit", testing::shipped_configs());
 }
 
@@ -25,7 +25,7 @@ LockPower lock_of(const AcceleratorSpec& a, double rings = 1.0) {
 }
 
 TEST(LockPower, PeriodicClosedFormCountsTheHalvingsOfTheSearchItPrices) {
-  AcceleratorSpec a = seed_fit();
+  AcceleratorSpec a = lock_seed_fit();
   a.calibration.trigger = RecalibrationTrigger::periodic;
   a.calibration.measurement_noise = Length::si(0.0);
   const LockRange range = operating_point(a.device, a.calibration).lock;
@@ -52,7 +52,7 @@ TEST(LockPower, PeriodicClosedFormCountsTheHalvingsOfTheSearchItPrices) {
 }
 
 TEST(LockPower, AgreesWithTheDriftSimulationsRelockEnergy) {
-  AcceleratorSpec a = seed_fit();
+  AcceleratorSpec a = lock_seed_fit();
   a.device.bank.rows = 4;
   a.calibration.trigger = RecalibrationTrigger::periodic;
   a.calibration.interval = Time::si(0.5);
@@ -73,7 +73,7 @@ TEST(LockPower, AgreesWithTheDriftSimulationsRelockEnergy) {
 }
 
 TEST(LockPower, ZeroDriftWithTheTemperatureTriggerCostsNothingBeyondTheBias) {
-  AcceleratorSpec a = seed_fit();
+  AcceleratorSpec a = lock_seed_fit();
   a.thermal.ambient_swing = TemperatureDelta::si(0.0);
   a.thermal.ambient_walk = TemperatureWalk::si(0.0);
   a.thermal.local_walk = TemperatureWalk::si(0.0);
@@ -96,7 +96,7 @@ TEST(LockPower, ZeroDriftWithTheTemperatureTriggerCostsNothingBeyondTheBias) {
 }
 
 TEST(LockPower, AHalvedTargetCostsOneMoreHalvingAndAZeroTargetNoLock) {
-  AcceleratorSpec a = seed_fit();
+  AcceleratorSpec a = lock_seed_fit();
   a.calibration.target = Length::si(2e-12);
   const LockPower coarse = lock_of(a);
   a.calibration.target = Length::si(1e-12);
@@ -110,7 +110,7 @@ TEST(LockPower, AHalvedTargetCostsOneMoreHalvingAndAZeroTargetNoLock) {
   EXPECT_EQ(zero.power, 0.0);
 }
 
-PrismDesignSpec tiny() {
+PrismDesignSpec tiny_design() {
   const config::LoadOptions load = testing::shipped_configs();
   PrismDesignSpec s = config::load_spec<PrismDesignSpec>(
       config::find_named("tiny", PrismDesignSpec::preset_dir, load, "prism design"), load);
@@ -119,7 +119,7 @@ PrismDesignSpec tiny() {
 }
 
 TEST(LockPower, TheDesignLocksToSqrt3TimesItsPrecisionAndRemovesAPerfectLock) {
-  PrismDesignSpec s = tiny();
+  PrismDesignSpec s = tiny_design();
   s.space.lock_precision = {Length::si(0.0), Length::si(1e-12)};
   const std::vector<DesignVariables> v = enumerate_designs(s);
   ASSERT_EQ(v.size(), 2u);
@@ -127,7 +127,7 @@ TEST(LockPower, TheDesignLocksToSqrt3TimesItsPrecisionAndRemovesAPerfectLock) {
   EXPECT_NEAR(a.calibration.target.si(), std::sqrt(3.0) * 1e-12, 1e-24);
   EXPECT_EQ(a.impairments.calibration_residual.si(), 1e-12);
   // Without the axis the base's lock stays.
-  PrismDesignSpec base = tiny();
+  PrismDesignSpec base = tiny_design();
   EXPECT_EQ(design_accelerator(base, enumerate_designs(base).front()).calibration.target.si(),
             base.accelerator.calibration.target.si());
   // A perfect lock (p = 0) takes no finite search: removed by `lock` before any score.
@@ -144,7 +144,7 @@ TEST(LockPower, TheDesignLocksToSqrt3TimesItsPrecisionAndRemovesAPerfectLock) {
 }
 
 TEST(LockPower, TheDesignChargesTheLockToItsStaticPowerAndEnergyPerQuery) {
-  PrismDesignSpec s = tiny();
+  PrismDesignSpec s = tiny_design();
   s.workload.tokens = 2048;
   s.workload.steps = 1;
   s.space.lock_precision = {Length::si(0.5e-12)};

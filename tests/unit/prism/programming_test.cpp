@@ -11,7 +11,7 @@
 namespace lightsim::prism {
 namespace {
 
-AcceleratorSpec preset(const std::string& name) {
+AcceleratorSpec programming_preset(const std::string& name) {
   return config::load_spec<AcceleratorSpec>(
       std::filesystem::path(LIGHTSIM_SOURCE_DIR) / "configs/accelerators" / (name + ".yaml"),
       testing::shipped_configs());
@@ -81,7 +81,7 @@ TEST(Programming, BalancedQueryEncodingGivesComplementaryRailsOfTheSignedQuery) 
 }
 
 TEST(Programming, SwitchEnergyIsDacConversionPlusDriverCharge) {
-  const AcceleratorSpec a = preset("seed");
+  const AcceleratorSpec a = programming_preset("seed");
   const ProgrammingCost c = programming_cost(a);
   const double v = a.device.tuning.max_voltage.si();
   EXPECT_DOUBLE_EQ(c.drive_energy, 2.0 / 3.0 * a.programming.ring_capacitance.si() * v * v);
@@ -98,11 +98,11 @@ TEST(Programming, SwitchEnergyIsDacConversionPlusDriverCharge) {
 }
 
 TEST(Programming, TimeMultiplexingReloadsEveryPass) {
-  const ProgrammingCost c = programming_cost(preset("scaled"));
+  const ProgrammingCost c = programming_cost(programming_preset("scaled"));
   EXPECT_EQ(c.loads_per_query, 8);
   EXPECT_DOUBLE_EQ(c.reload_switches, 8.0 * 1024 * 32);
   // Heaters are resistive: no C V^2 switching charge on SOI.
-  EXPECT_EQ(programming_cost(preset("soi")).drive_energy, 0.0);
+  EXPECT_EQ(programming_cost(programming_preset("soi")).drive_energy, 0.0);
 }
 
 }  // namespace

@@ -14,13 +14,13 @@
 namespace lightsim::prism {
 namespace {
 
-AcceleratorSpec preset(const std::string& name) {
+AcceleratorSpec timing_preset(const std::string& name) {
   return load_accelerator(name, testing::shipped_configs());
 }
 
 TEST(Timeline, LatencyIsTheSumOfItsStates) {
   for (const char* name : {"seed", "seed_fit", "scaled", "multichip", "soi"}) {
-    AcceleratorSpec a = preset(name);
+    AcceleratorSpec a = timing_preset(name);
     for (int rerank : {0, 64}) {
       a.selection.rerank_k = rerank;
       const Timeline t = timeline(a);
@@ -38,7 +38,7 @@ TEST(Timeline, LatencyIsTheSumOfItsStates) {
 }
 
 TEST(Timeline, StateDurationsFollowTheComponents) {
-  const AcceleratorSpec a = preset("seed");
+  const AcceleratorSpec a = timing_preset("seed");
   const Timeline t = timeline(a);
   EXPECT_EQ(t.passes, 1);
   EXPECT_DOUBLE_EQ(t.integrate, a.device.tia.integration_window.si());
@@ -64,15 +64,15 @@ TEST(Timeline, MergeTreeOfOneLevelIsOneComparator) {
 }
 
 TEST(Timeline, PassesRepeatTheBankAndChipsAddHops) {
-  const Timeline one = timeline(preset("seed_fit"));
-  const Timeline scaled = timeline(preset("scaled"));
+  const Timeline one = timeline(timing_preset("seed_fit"));
+  const Timeline scaled = timeline(timing_preset("scaled"));
   EXPECT_EQ(scaled.passes, 8);
   int integrations = 0;
   for (const Phase& p : scaled.phases) integrations += p.state == State::integrate;
   EXPECT_EQ(integrations, 8);
   EXPECT_GT(scaled.latency, 8 * one.integrate);
   EXPECT_GT(scaled.duration_of(State::merge), 0.0);
-  const Timeline multi = timeline(preset("multichip"));
+  const Timeline multi = timeline(timing_preset("multichip"));
   EXPECT_EQ(multi.passes, 2);
   EXPECT_EQ(multi.hops, 2);
   EXPECT_NEAR(multi.fanout_loss_db, 2 * 3.0 + 10 * std::log10(4.0), 1e-12);
@@ -81,7 +81,7 @@ TEST(Timeline, PassesRepeatTheBankAndChipsAddHops) {
 
 TEST(Cost, ComponentsAddUpToTheTotal) {
   for (const char* name : {"seed", "seed_fit", "scaled", "multichip", "soi"}) {
-    const CostReport r = cost(preset(name));
+    const CostReport r = cost(timing_preset(name));
     double sum = 0;
     for (const CostItem& c : r.energy) {
       EXPECT_GE(c.value, 0.0) << name << " " << c.name;
@@ -100,7 +100,7 @@ TEST(Cost, ComponentsAddUpToTheTotal) {
 }
 
 TEST(Cost, DerivedFromTheConfiguration) {
-  const AcceleratorSpec a = preset("seed");
+  const AcceleratorSpec a = timing_preset("seed");
   const CostReport r = cost(a, 2.0);
   EXPECT_DOUBLE_EQ(r.tec_power, 2.0);
   EXPECT_DOUBLE_EQ(r.tec_over_latency, 2.0 * r.timeline.latency);
@@ -113,8 +113,8 @@ TEST(Cost, DerivedFromTheConfiguration) {
   // DAC area: one 0.01 mm^2 channel per ring, 8 banks x 256 x 32 rings.
   EXPECT_NEAR(r.area[1].value, 8 * 256 * 32 * 0.01e-6, 1e-15);
   // SOI heaters hold weights with mW per ring: static tuning dwarfs TFLN's.
-  const CostReport soi = cost(preset("soi"));
-  const CostReport tfln = cost(preset("seed_fit"));
+  const CostReport soi = cost(timing_preset("soi"));
+  const CostReport tfln = cost(timing_preset("seed_fit"));
   EXPECT_GT(soi.static_power[0].value, 1000 * tfln.static_power[0].value);
 }
 
@@ -179,7 +179,7 @@ TEST(Cost, AnInfeasibleTecIsLeftOutOfEveryFigure) {
 }
 
 TEST(Timeline, BalancedEncodingIntegratesTwiceAndPaysTwiceForWindowsAndSymbols) {
-  AcceleratorSpec a = preset("seed");
+  AcceleratorSpec a = timing_preset("seed");
   const Timeline t1 = timeline(a);
   const CostReport r1 = cost(a, 0.0);
   a.electronics.query_encoding = QueryEncoding::balanced;

@@ -26,11 +26,11 @@ AcceleratorSpec accelerator(int votes, bool noise) {
   return a;
 }
 
-struct Fixture {
+struct VotingFixture {
   kv::KvCache cache = kv::testing::random_cache({1, 1, 2, 64, 128 * 16, 8}, 3);
   kv::BlockLayout layout{128 * 16, kv::BlockOptions{16, 4, 64}};
   kv::ProjectionMatrix p{32, 64, std::vector<float>(32 * 64)};
-  Fixture() { RandomStream(5, {0}).fill_normal(std::span<float>(p.rows)); }
+  VotingFixture() { RandomStream(5, {0}).fill_normal(std::span<float>(p.rows)); }
   std::vector<std::vector<float>> run(const AcceleratorSpec& a) {
     const kv::HeadView head = cache.head(0, 0);
     FixedProjectionPrism prism(a, p, head, layout, {0, 0, 7});
@@ -61,7 +61,7 @@ TEST(VoteCounter, OneVoteRanksAsItsScores) {
 }
 
 TEST(Voting, OneVoteIsASingleEvaluationBitForBit) {
-  Fixture f;
+  VotingFixture f;
   const auto single = f.run(accelerator(1, true));
   // The same single evaluation fed through the counter ranks as its own top-k.
   for (const auto& s : single) {
@@ -75,7 +75,7 @@ TEST(Voting, OneVoteIsASingleEvaluationBitForBit) {
 }
 
 TEST(Voting, NoNoiseMeansVotingChangesNothing) {
-  Fixture f;
+  VotingFixture f;
   const auto single = f.run(accelerator(1, false));
   const auto voted = f.run(accelerator(9, false));
   for (std::size_t s = 0; s < single.size(); ++s)
@@ -85,7 +85,7 @@ TEST(Voting, NoNoiseMeansVotingChangesNothing) {
 }
 
 TEST(Voting, RecoversTheNoiselessRankingUnderStrongNoise) {
-  Fixture f;
+  VotingFixture f;
   const auto clean = f.run(accelerator(1, false));
   const std::vector<double> mass(f.layout.blocks(), 1.0);
   const auto recall = [&](const std::vector<std::vector<float>>& s) {

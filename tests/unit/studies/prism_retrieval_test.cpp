@@ -14,7 +14,7 @@ namespace lightsim::studies {
 namespace {
 
 // The seed's machine on the feasible TFLN device: d = 32 channels.
-prism::AcceleratorSpec seed_fit() {
+prism::AcceleratorSpec retrieval_seed_fit() {
   return prism::load_accelerator("seed_fit", testing::shipped_configs());
 }
 
@@ -39,7 +39,7 @@ kv::ScorerSetup prism_setup(const prism::AcceleratorSpec& a) {
 TEST(PrismRetrieval, ProjectedTruthIsolatesHardwareLoss) {
   Context ctx(ContextOptions{.seed = 7, .threads = 2});
   const kv::KvCache cache = test::small_kv_cache(ctx);
-  const prism::AcceleratorSpec acc = seed_fit();
+  const prism::AcceleratorSpec acc = retrieval_seed_fit();
   std::vector<kv::ScorerSetup> setups{
       {"sig", kv::signature_scorer(kv::ProjectionSource{.dim = 32})}};
   for (int bits : {24, 2}) {
@@ -68,7 +68,7 @@ TEST(PrismRetrieval, IdenticalForAnyThreadCount) {
     k.nep = PowerNoiseDensity::si(5e-12);
     const std::vector<kv::ScorerSetup> setups{
         {"sig", kv::signature_scorer(kv::ProjectionSource{.dim = 32})},
-        prism_setup(impaired_accelerator(seed_fit(), k, 16))};
+        prism_setup(impaired_accelerator(retrieval_seed_fit(), k, 16))};
     const kv::EvalReport r = kv::evaluate(cache, setups, options(), ctx);
     recalls.push_back(r.scorers[1].per_k[1].recall_projected.mean);
     recalls.push_back(r.scorers[1].per_k[1].recall.mean);
@@ -79,7 +79,8 @@ TEST(PrismRetrieval, IdenticalForAnyThreadCount) {
 
 // A Prism accelerator of d channels refuses a projection of another dimension.
 TEST(PrismRetrieval, PrismNeedsTheAcceleratorsDimension) {
-  EXPECT_THROW((void)prism::prism_scorer(seed_fit(), kv::ProjectionSource{.dim = 16}), InputError);
+  EXPECT_THROW((void)prism::prism_scorer(retrieval_seed_fit(), kv::ProjectionSource{.dim = 16}),
+               InputError);
 }
 
 }  // namespace

@@ -18,23 +18,23 @@ using lightsim::testing::scratch_dir;
 using lightsim::testing::write_bytes;
 using ::testing::HasSubstr;
 
-Json header(const Shard& shard = {}, const char* hash = "abc", std::size_t points = 5) {
+Json shard_header(const Shard& shard = {}, const char* hash = "abc", std::size_t points = 5) {
   Json h = {
       {"lightsim_sweep", 1}, {"name", "g"}, {"spec_hash", hash}, {"seed", 1}, {"points", points}};
   if (!shard.whole()) h["shard"] = shard.text();
   return h;
 }
 
-std::string line(std::size_t i) {
+std::string shard_line(std::size_t i) {
   return record_line(i, "id", Json{{"k", i}}, {{"x", 1.5 * static_cast<double>(i)}});
 }
 
 // The store of `shard` of a 5-point sweep, complete unless `skip` names one of its points.
 std::filesystem::path shard_store(const std::filesystem::path& dir, const Shard& shard,
                                   std::size_t skip = 99, const char* hash = "abc") {
-  std::string text = header(shard, hash).dump() + "\n";
+  std::string text = shard_header(shard, hash).dump() + "\n";
   for (std::size_t i = 0; i < 5; ++i)
-    if (shard.owns(i) && i != skip) text += line(i) + "\n";
+    if (shard.owns(i) && i != skip) text += shard_line(i) + "\n";
   const auto path = dir / shard.store_file("g");
   write_bytes(path, text);
   return path;
@@ -65,9 +65,9 @@ TEST(Shard, ParsesIOfNAndOwnsEveryNthPoint) {
 TEST(Shard, AShardStoreRefusesAPointOfAnotherShard) {
   const auto dir = scratch_dir();
   const Shard s{1, 2};
-  write_bytes(dir / "g.jsonl", header(s).dump() + "\n" + line(2) + "\n");
+  write_bytes(dir / "g.jsonl", shard_header(s).dump() + "\n" + shard_line(2) + "\n");
   EXPECT_THAT(message_of([&] {
-                ResultStore store(dir / "g.jsonl", header(s), true,
+                ResultStore store(dir / "g.jsonl", shard_header(s), true,
                                   std::vector<StoredPoint>(5, StoredPoint{"id", "{}"}));
               }),
               HasSubstr("point 2 is not in shard 1/2"));
@@ -81,8 +81,8 @@ TEST(SweepMerge, ShardsInAnyOrderMergeToTheWholeSweepsStore) {
   EXPECT_EQ(s.out, dir / "g.jsonl");
   EXPECT_EQ(s.points, 5u);
   EXPECT_EQ(s.shards, 2u);
-  std::string want = header().dump() + "\n";
-  for (std::size_t i = 0; i < 5; ++i) want += line(i) + "\n";
+  std::string want = shard_header().dump() + "\n";
+  for (std::size_t i = 0; i < 5; ++i) want += shard_line(i) + "\n";
   EXPECT_EQ(read_bytes(dir / "g.jsonl"), want);
   // The output is never overwritten.
   EXPECT_THAT(message_of([&] { merge_shards({a, b}, {}); }), HasSubstr("already exists"));
@@ -119,7 +119,7 @@ TEST(SweepMerge, RefusesMissingTwiceIncompleteTornForeignAndWholeStores) {
   const auto torn = shard_store(sub("torn"), {1, 3});
   write_bytes(torn, read_bytes(torn) + "{\"index\": 4, \"id");
   EXPECT_THAT(message_of([&] { merge_shards({s0, torn, s2}, out); }), HasSubstr("torn line"));
-  write_bytes(dir / "whole.jsonl", header().dump() + "\n");
+  write_bytes(dir / "whole.jsonl", shard_header().dump() + "\n");
   EXPECT_THAT(message_of([&] { merge_shards({dir / "whole.jsonl"}, out); }),
               HasSubstr("not a shard store"));
   EXPECT_FALSE(std::filesystem::exists(out));
@@ -127,7 +127,7 @@ TEST(SweepMerge, RefusesMissingTwiceIncompleteTornForeignAndWholeStores) {
 
 TEST(SweepExport, OneRowPerPointInIndexOrderWithQuotedFields) {
   const auto dir = scratch_dir();
-  std::string text = header().dump() + "\n";
+  std::string text = shard_header().dump() + "\n";
   text += record_line(1, "b", Json{{"fabric", "copper, 72"}}, {{"t", 2.5}, {"ok", true}}) + "\n";
   text += record_line(0, "a", Json{{"fabric", "say \"hi\""}},
                       {{"t", 1e-9}, {"list", {1, 2}}, {"none", nullptr}}) +
