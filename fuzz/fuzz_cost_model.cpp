@@ -14,7 +14,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   namespace serve = lightsim::serve;
-  static const lightsim::config::LoadOptions load{{LIGHTSIM_SOURCE_DIR "/configs"}, {}, {}};
+  static const lightsim::config::LoadOptions load{{LIGHTSIM_SOURCE_DIR "/configs"}, {}, {}, {}};
   static const lightsim::fabric::GpuSpec gpu =
       lightsim::config::load_spec<lightsim::fabric::GpuSpec>(
           LIGHTSIM_SOURCE_DIR "/configs/gpus/gb200.yaml", load);

@@ -7,7 +7,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   namespace decode = lightsim::decode;
-  static const lightsim::config::LoadOptions load{{LIGHTSIM_SOURCE_DIR "/configs"}, {}, {}};
+  static const lightsim::config::LoadOptions load{{LIGHTSIM_SOURCE_DIR "/configs"}, {}, {}, {}};
   const auto path = lightsim::fuzz::scratch_dir() / "scale.yaml";
   lightsim::fuzz::write_file(path, lightsim::fuzz::as_text(data, size));
   lightsim::fuzz::expect_input_error_only(

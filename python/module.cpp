@@ -3,9 +3,11 @@
 // functions of each *_bindings.cpp file. The package wraps them with real signatures and adds
 // one function per operation (python/lightsim/_signatures.py).
 #include <memory>
+#include <new>
 
 #include "bindings.h"
 #include "lightsim/builtin/register.h"
+#include "lightsim/core/out_of_memory.h"
 
 namespace lightsim::python {
 namespace {
@@ -20,6 +22,10 @@ void raise(const char* name, const char* message) {
 void translate(std::exception_ptr error) {
   try {
     std::rethrow_exception(error);
+  } catch (const OutOfMemory& e) {
+    raise("OutOfMemory", e.what());
+  } catch (const std::bad_alloc&) {  // pybind11's own translation would be a bare MemoryError
+    raise("OutOfMemory", out_of_memory_message("running a lightsim function").c_str());
   } catch (const ConfigError& e) {
     raise("ConfigError", e.what());
   } catch (const UnitError& e) {
@@ -72,6 +78,9 @@ PYBIND11_MODULE(_core, m) {
   add_exception(m, "UsageError", py::make_tuple(input), "A call's arguments are wrong.");
   add_exception(m, "DataFormatError", py::make_tuple(input),
                 "A data file is missing, malformed or of the wrong shape or dtype.");
+  add_exception(m, "OutOfMemory", py::make_tuple(input, py::handle(PyExc_MemoryError)),
+                "An allocation failed: the input asks for more memory than the process can get "
+                "(also a MemoryError).");
   add_exception(m, "Interrupted", py::make_tuple(error),
                 "The run was asked to stop and stopped between work items.");
   py::register_exception_translator(&translate);

@@ -1,5 +1,6 @@
 // lightsim: command-line entry point. The only place that turns errors into exit codes:
-//   0 success, 2 bad input (usage, config, units, data files), 1 any other failure.
+//   0 success, 2 bad input (usage, config, units, data files, an input too large for the
+//   memory: std::bad_alloc), 130 interrupted, 1 any other failure.
 #include <atomic>
 #include <charconv>
 #include <cmath>
@@ -7,9 +8,11 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <new>
 
 #include "cli.h"
 #include "lightsim/core/error.h"
+#include "lightsim/core/out_of_memory.h"
 #include "lightsim/core/units.h"
 
 namespace lightsim::cli {
@@ -47,6 +50,18 @@ std::uint64_t parse_seed(const std::string& text) {
   LIGHTSIM_CHECK_AS(UsageError, error == std::errc() && end == text.data() + text.size(),
                     "--seed '{}': expected an integer in [0, 18446744073709551615]", text);
   return seed;
+}
+
+// "lightsim kv generate": the command the parse selected (its subcommands are known before
+// their callbacks run), for the out-of-memory message.
+std::string command_path(const CLI::App& app) {
+  std::string path = "lightsim";
+  const CLI::App* at = &app;
+  for (auto subs = at->get_subcommands(); !subs.empty(); subs = at->get_subcommands()) {
+    at = subs.front();
+    path += " " + at->get_name();
+  }
+  return path;
 }
 
 int run(int argc, char** argv) {
@@ -105,6 +120,10 @@ int run(int argc, char** argv) {
     if (e.get_exit_code() == 0) return app.exit(e);
     std::cerr << "lightsim: error: " << e.what() << " (see `lightsim --help`)\n";
     return 2;
+  } catch (const std::bad_alloc&) {
+    // The command's arrays are freed by now (unwound); name the command. Its AtomicFiles
+    // removed their temp files while unwinding, so nothing half-written is left.
+    throw OutOfMemory(out_of_memory_message(fmt::format("running `{}`", command_path(app))));
   }
   if (app.get_subcommands().empty()) {
     std::cerr << "lightsim: error: A subcommand is required (see `lightsim --help`)\n";
@@ -130,6 +149,9 @@ int main(int argc, char** argv) {
     return 130;
   } catch (const lightsim::InputError& e) {
     lightsim::cli::print_error(e.what());
+    return 2;
+  } catch (const std::bad_alloc&) {  // outside a command (registration, option setup)
+    lightsim::cli::print_error(lightsim::out_of_memory_message("").c_str());
     return 2;
   } catch (const std::exception& e) {
     lightsim::cli::print_error(e.what());

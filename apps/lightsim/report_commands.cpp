@@ -21,7 +21,8 @@ void run_report(const ReportOptions& opts, const GlobalOptions& options) {
   // An explicit -o may name a new folder; the default lives in RESULTS_DIR, which must exist.
   if (!opts.output.empty() && file.has_parent_path()) prepare_output_dir(file.parent_path());
   const report::ReportSummary summary =
-      report::write_report(opts.results_dir, file, report::default_library_dir(), options.cancel);
+      report::write_report(opts.results_dir, file, report::default_library_dir(), options.cancel,
+                           options.memory_budget);  // 0 (no --memory-budget): the default
   if (options.json) {
     std::cout << dump_json({{"report", summary.file.string()},
                             {"studies", summary.studies},

@@ -263,8 +263,9 @@ void run_reproduce(const std::filesystem::path& config_file, bool resume,
     progress.advance(weights.seconds[i]);
   }
   progress.finish();
-  const report::ReportSummary report = report::write_report(
-      options.out, options.out / "report.html", report::default_library_dir(), options.cancel);
+  const report::ReportSummary report =
+      report::write_report(options.out, options.out / "report.html", report::default_library_dir(),
+                           options.cancel, ctx.memory_budget());
 
   if (options.json) {
     std::cout << dump_json(

@@ -18,8 +18,8 @@ naming the file, key and expected unit. Presets ("seed", "seed_8k", ...) come fr
 folder shipped with the package (lightsim/data/), or $LIGHTSIM_DATA (docs/install.md).
 """
 from . import _core
-from ._core import (ConfigError, DataFormatError, Error, InputError, Interrupted, UnitError,
-                    UsageError, __version__)
+from ._core import (ConfigError, DataFormatError, Error, InputError, Interrupted, OutOfMemory,
+                    UnitError, UsageError, __version__)
 from ._signatures import native as _native
 from ._signatures import operation as _operation
 
@@ -36,5 +36,5 @@ for _op in _core.operations():
     globals()[_op["name"]] = _operation(_core.run, _op)
 del _name, _op
 
-__all__ = ["ConfigError", "DataFormatError", "Error", "InputError", "Interrupted", "UnitError",
-           "UsageError", "__version__", *NATIVE_FUNCTIONS, *OPERATIONS]
+__all__ = ["ConfigError", "DataFormatError", "Error", "InputError", "Interrupted", "OutOfMemory",
+           "UnitError", "UsageError", "__version__", *NATIVE_FUNCTIONS, *OPERATIONS]

@@ -233,7 +233,7 @@ Node Reader::expand_preset(const Node& node, const SchemaInfo& schema) {
     fail(preset, fmt::format("preset cycle: {} -> {}", fmt::join(preset_chain_, " -> "), key));
   }
   preset_chain_.push_back(key);
-  Node base = strip_header(load_document(file), schema.kind, schema.schema_version);
+  Node base = strip_header(load_document(file, options_), schema.kind, schema.schema_version);
   if (base.find("preset") != nullptr) base = expand_preset(base, schema);
   preset_chain_.pop_back();
 

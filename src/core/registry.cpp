@@ -16,7 +16,7 @@ const config::SchemaInfo& Registry::spec(std::string_view kind) const {
 
 std::string Registry::check_file(const std::filesystem::path& file,
                                  const config::LoadOptions& o) const {
-  return check_document(config::load_document(file), o);
+  return check_document(config::load_document(file, o), o);
 }
 
 std::string Registry::check_document(const config::Node& doc, const config::LoadOptions& o) const {

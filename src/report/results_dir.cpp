@@ -6,6 +6,8 @@
 #include "lightsim/core/atomic_file.h"
 #include "lightsim/core/data_dir.h"
 #include "lightsim/core/error.h"
+#include "lightsim/core/input_file.h"
+#include "lightsim/core/memory_budget.h"
 #include "lightsim/report/render.h"
 
 namespace lightsim::report {
@@ -95,9 +97,40 @@ ChartLibraries load_chart_libraries(const std::filesystem::path& dir) {
           read_library(dir / "vega-embed.min.js")};
 }
 
+void require_report_memory(const std::filesystem::path& dir, std::uint64_t budget_bytes) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) return;  // load_results names it
+  std::size_t files = 0;
+  std::uint64_t total = 0;
+  std::uint64_t largest = 0;
+  std::filesystem::path largest_file;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (!entry.is_regular_file(ec) || entry.path().extension() != ".json") continue;
+    const std::uint64_t size = entry.file_size(ec);
+    if (ec) continue;  // vanished or unreadable: load_results reports it
+    ++files;
+    total = add_bytes(total, size);
+    if (size > largest) {
+      largest = size;
+      largest_file = entry.path();
+    }
+  }
+  const std::uint64_t needed =
+      add_bytes(kReportBaseBytes, bytes_of(total, kReportBytesPerJsonByte));
+  const std::string what =
+      files == 0 ? fmt::format("report of '{}' (no result files)", dir.string())
+                 : fmt::format("report of '{}' ({} result file{} of {}, the largest '{}' of {})",
+                               dir.string(), files, files == 1 ? "" : "s", format_bytes(total),
+                               largest_file.string(), format_bytes(largest));
+  require_memory(needed, budget_bytes, what);
+}
+
 ReportSummary write_report(const std::filesystem::path& results_dir,
                            const std::filesystem::path& file,
-                           const std::filesystem::path& library_dir, StopFlag stop) {
+                           const std::filesystem::path& library_dir, StopFlag stop,
+                           std::uint64_t memory_budget) {
+  // Before anything is read: the results' sizes bound the parse and the page.
+  require_report_memory(results_dir, memory_budget != 0 ? memory_budget : default_memory_budget());
   const ResultSet results = load_results(results_dir, stop);
   const ChartLibraries libraries = load_chart_libraries(library_dir);
   const std::string html = render_html(results, libraries, stop);

@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <exception>
 #include <memory>
+#include <new>
 
 #include <fmt/ranges.h>
 
 #include "lightsim/core/atomic_file.h"
 #include "lightsim/core/json.h"
+#include "lightsim/core/out_of_memory.h"
 #include "lightsim/sweep/store.h"
 
 namespace lightsim::sweep {
@@ -51,6 +53,7 @@ Json run_share(const std::vector<std::size_t>& share, const std::vector<Point>& 
           co.log_level = LogLevel::warn;
           co.progress.mode = ProgressMode::quiet;
           co.cancel = options.cancel;
+          co.memory_budget = ctx.memory_budget();  // --memory-budget bounds every point too
           Context point_ctx(co);
           const Json result = target.run(p, point_ctx);
           outcome[k] = {{"index", p.index},
@@ -59,6 +62,12 @@ Json run_share(const std::vector<std::size_t>& share, const std::vector<Point>& 
           // stopped mid-point: not finished, stays pending
         } catch (const InputError& e) {
           outcome[k] = {{"index", p.index}, {"error", e.what()}, {"input", true}};
+        } catch (const std::bad_alloc&) {
+          // The point's input asks for more memory than the process can get: bad input
+          // (exit 2), like any other point error it stops the sweep and the point stays pending.
+          outcome[k] = {{"index", p.index},
+                        {"error", out_of_memory_message("running the point")},
+                        {"input", true}};
         } catch (const std::exception& e) {
           outcome[k] = {{"index", p.index}, {"error", e.what()}, {"input", false}};
         }
@@ -111,7 +120,7 @@ void check_points(const SweepSpec& spec, const std::filesystem::path& spec_file,
     ctx.throw_if_cancelled(fmt::format("sweep '{}' (checking point {} of {}; nothing was run)",
                                        spec.name, p.index, points.size()));
     try {
-      target.check(p);
+      target.check(p, ctx.memory_budget());
     } catch (const InputError& e) {
       LIGHTSIM_THROW(ConfigError, "{}: point {} ({}): {}", spec_file.string(), p.index,
                      fmt::join(p.assignments(), ", "), e.what());
@@ -154,6 +163,11 @@ SweepSummary run_sweep(const SweepSpec& spec, const Json& header, const Target& 
     } catch (const InputError& e) {
       open_error = std::current_exception();
       msg = to_json(Verdict{"input_error", e.what()});
+    } catch (const std::bad_alloc&) {
+      const std::string what = fmt::format("sweep '{}': {}", spec.name,
+                                           out_of_memory_message("opening the result store"));
+      open_error = std::make_exception_ptr(OutOfMemory(what));
+      msg = to_json(Verdict{"input_error", what});
     } catch (const std::exception& e) {
       open_error = std::current_exception();
       msg = to_json(Verdict{"error", e.what()});
@@ -219,6 +233,9 @@ SweepSummary run_sweep(const SweepSpec& spec, const Json& header, const Target& 
               " ({} of {} points are in {}; fix the point and rerun with "
               "--resume)",
               store->size(), summary.shard_points, summary.store.string());
+      } catch (const std::bad_alloc&) {
+        v = {"input_error", fmt::format("sweep '{}': {}", spec.name,
+                                        out_of_memory_message("recording a batch of results"))};
       } catch (const std::exception& ex) {
         v = {"error", ex.what()};
       }

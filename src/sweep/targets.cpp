@@ -52,9 +52,10 @@ class OperationTarget final : public Target {
     return text;
   }
 
-  void check(const Point& p) const override {
+  void check(const Point& p, std::uint64_t memory_budget) const override {
     ContextOptions co;
     co.threads = 1;
+    co.memory_budget = memory_budget;
     co.log_level = LogLevel::warn;
     co.progress.mode = ProgressMode::quiet;
     Context ctx(co);

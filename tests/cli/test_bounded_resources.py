@@ -63,6 +63,65 @@ class MemoryBudget(CliTest):
                 self.assertInputError(r, str(cache), "needs ~8 GiB", "1 GiB")
 
 
+def limit_address_space_2gib():
+    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+
+def run_under_2gib(*args, cwd=None):
+    """Runs lightsim -q under a 2 GiB address-space limit (ulimit -v 2097152)."""
+    proc = subprocess.run([BIN, "-q", *map(str, args)], capture_output=True, text=True,
+                          timeout=SECONDS, stdin=subprocess.DEVNULL, cwd=cwd,
+                          preexec_fn=limit_address_space_2gib)
+    return Result(proc)
+
+
+OOM_SWEEP = """schema_version: 1
+kind: sweep
+name: oom
+target: kv_select
+request: {cache: qwen2.5-7b}
+grid:
+  - key: tokens
+    values: [16000000]
+"""
+
+
+class OutOfMemory(CliTest):
+    """A real std::bad_alloc: an explicit --memory-budget far above the 2 GiB address-space
+    limit lets a 16M-token cache (~61 GiB of arrays) pass its estimate, and the first array's
+    allocation fails. Exit 2 with the one out-of-memory message, never exit 1 or an abort, and
+    nothing written (issue 24: this was `std::bad_alloc`, exit 1)."""
+
+    MESSAGE = ("out of memory", "the --memory-budget flag and the sizes in the input bound "
+               "what is allocated")
+
+    def test_kv_generate_past_its_estimate_is_exit_2(self):
+        out = self.tmp / "k"
+        r = run_under_2gib("--memory-budget", "1 TiB", "kv", "generate",
+                           SOURCE / "configs/kv/qwen2.5-7b.yaml", "--set", "tokens=16000000",
+                           "--out", out)
+        self.assertInputError(r, "running `lightsim kv generate`", *self.MESSAGE)
+        self.assertEqual(list(out.iterdir()) if out.exists() else [], [])
+
+    def test_the_same_under_the_default_budget_is_refused_before_allocating(self):
+        # Without the flag the default budget follows the limit: the estimate refuses first.
+        r = run_under_2gib("kv", "generate", SOURCE / "configs/kv/qwen2.5-7b.yaml", "--set",
+                           "tokens=16000000", "--out", self.tmp / "k")
+        self.assertInputError(r, "needs ~", "more than the memory budget")
+        self.assertNotIn("out of memory", r.err)
+
+    def test_a_sweep_point_out_of_memory_is_exit_2_and_stays_pending(self):
+        spec = self.write("oom.yaml", OOM_SWEEP)
+        out = self.tmp / "o"
+        r = run_under_2gib("--threads", "1", "--memory-budget", "1 TiB", "sweep", spec,
+                           "--out", out)
+        self.assertInputError(r, "sweep 'oom'", "point 0 (tokens=16000000)",
+                              "out of memory: running the point", *self.MESSAGE[1:])
+        lines = (out / "oom.jsonl").read_text().splitlines()
+        self.assertEqual(len(lines), 1, lines)  # the header only: the point is not recorded
+        self.assertEqual(sorted(p.name for p in out.iterdir()), ["oom.jsonl", "oom.jsonl.lock"])
+
+
 class PrefillGpuCounts(CliTest):
     def test_coprime_gpu_counts_need_no_table_of_their_lcm(self):
         # lcm(8192, 8191) = 67,100,672 strided topologies were precomputed: OOM. Now the tables

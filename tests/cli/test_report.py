@@ -57,6 +57,25 @@ class Report(CliTest):
     def test_missing_folder(self):
         self.assertInputError(run("report", self.tmp / "absent"), "absent", "does not exist")
 
+    def test_memory_estimated_from_file_sizes_before_parsing(self):
+        # A 2 MB result (not even JSON: the estimate must come before any parse) beside the
+        # fixtures: 32 MiB + 19 bytes per JSON byte is ~70 MiB (src/report/results_dir.cpp).
+        results = self.copy_fixtures()
+        (results / "huge.json").write_text("{" + " " * 2_000_000)
+        out = self.tmp / "r.html"
+        r = run("--memory-budget", "64 MiB", "report", results, "-o", out)
+        self.assertInputError(r, f"report of '{results}'", "4 result files",
+                              f"the largest '{results / 'huge.json'}' of 1.91 MiB", "needs ~",
+                              "more than the memory budget of 64 MiB", "--memory-budget")
+        self.assertFalse(out.exists())
+        self.assertEqual(sorted(p.name for p in self.tmp.iterdir()), ["results"])
+        # Within the budget the file is read, and its parse error is what is reported.
+        r = run("--memory-budget", "128 MiB", "report", results, "-o", out)
+        self.assertInputError(r, "huge.json")
+        self.assertNotIn("memory budget", r.err)
+        (results / "huge.json").unlink()
+        self.assertExit(run("--memory-budget", "64 MiB", "report", results, "-o", out), 0)
+
     def test_reproduce_ends_with_the_report_path(self):
         out = self.tmp / "out"
         # Every registered study at its quick size (seconds; the default size is the demo's).

@@ -29,6 +29,9 @@ class ConfigTest(unittest.TestCase):
         self.assertTrue(issubclass(lightsim.InputError, lightsim.Error))
         self.assertTrue(issubclass(lightsim.ConfigError, lightsim.InputError))
         self.assertTrue(issubclass(lightsim.UnitError, lightsim.InputError))
+        # std::bad_alloc becomes OutOfMemory: bad input (the CLI's exit 2) and a MemoryError.
+        self.assertTrue(issubclass(lightsim.OutOfMemory, lightsim.InputError))
+        self.assertTrue(issubclass(lightsim.OutOfMemory, MemoryError))
         self.assertIn("accelerator", lightsim.config_kinds())
         self.assertIn("exact", lightsim.families()["kv_scorer"])
         self.assertIn("prism", lightsim.families()["kv_scorer"])

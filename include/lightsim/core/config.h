@@ -36,6 +36,7 @@
 #include "lightsim/core/config_reader.h"
 #include "lightsim/core/config_schema.h"
 #include "lightsim/core/config_value.h"
+#include "lightsim/core/preset_cache.h"
 
 namespace lightsim::config {
 
@@ -89,7 +90,7 @@ void Reader::read_ref_name(Ref<S>& out, const std::string& name, const Location&
   reader.ref_chain_.push_back(std::filesystem::weakly_canonical(file).string());
   S spec{};
   try {
-    reader.read_document(spec, load_document(file));
+    reader.read_document(spec, load_document(file, options_));
   } catch (const ConfigNotFound& e) {
     const std::string key = path();
     LIGHTSIM_THROW(ConfigNotFound, "{}: {}: in {} '{}': {}", at.str(), key, S::kind, name,
@@ -128,7 +129,7 @@ void resolve(Ref<S>& ref, const LoadOptions& options, const Location& where = {"
 // Loads a top-level config file of kind S::kind. Throws InputError/ConfigError/UnitError.
 template <Spec S>
 S load_spec(const std::filesystem::path& file, const LoadOptions& options = {}) {
-  return read_spec<S>(load_document(file), options);
+  return read_spec<S>(load_document(file, options), options);
 }
 
 }  // namespace lightsim::config

@@ -5,6 +5,7 @@
 #include <concepts>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -17,6 +18,8 @@
 #include "lightsim/core/units.h"
 
 namespace lightsim::config {
+
+class PresetCache;  // preset_cache.h
 
 struct SchemaInfo;
 
@@ -56,12 +59,17 @@ struct LoadOptions {
   // assignments: "" for a command's top document, "scenario" for the document a `scenario`
   // Ref names (set by the reader), "fabric" for one read through scoped("fabric").
   std::string scope;
+  // Parsed documents of the configs under the roots, read from memory instead of disk
+  // (preset_cache.h; the fuzz targets install one); nullptr: every document from disk.
+  // Results are identical either way.
+  std::shared_ptr<const PresetCache> preset_cache;
 
   // These options without assignments: for presets, references and the files a config names
   // by path that --set never reaches (published figures, a model's config.json).
   LoadOptions roots_only() const {
     LoadOptions o;
     o.config_roots = config_roots;
+    o.preset_cache = preset_cache;
     return o;
   }
 

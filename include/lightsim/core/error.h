@@ -3,6 +3,7 @@
 // Contract: library code reports failure by throwing one of these types and never calls
 // exit/abort/assert on user input. Only `main` maps them to exit codes:
 //   InputError and its subclasses (bad config, unit, usage, missing file)  -> exit 2
+//   std::bad_alloc and OutOfMemory (an input too large for the memory)     -> exit 2
 //   Interrupted (SIGINT/SIGTERM asked the run to stop)                     -> exit 130
 //   every other Error (internal invariant, numeric fault, I/O failure)     -> exit 1
 #pragma once
@@ -48,6 +49,14 @@ class UsageError : public InputError {
 };
 // A data file (.npy, manifest, ...) is missing, malformed or of the wrong shape/dtype.
 class DataFormatError : public InputError {
+ public:
+  using InputError::InputError;
+};
+// An allocation failed (std::bad_alloc) although the up-front estimates (memory_budget.h)
+// passed: the input asks for more memory than the process can get, e.g. under `ulimit -v` with
+// an explicit --memory-budget above it. Bad input, not a bug: exit 2, Python's
+// lightsim.OutOfMemory (also a MemoryError). Message: out_of_memory_message (out_of_memory.h).
+class OutOfMemory : public InputError {
  public:
   using InputError::InputError;
 };

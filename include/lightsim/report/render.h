@@ -13,6 +13,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -74,12 +75,35 @@ struct ReportSummary {
   std::size_t charts = 0;
 };
 
-// load_results(results_dir), render_html with the libraries from `library_dir`, written
-// atomically to `file` (nothing when stopped).
+// Peak memory (RSS) of a report per byte of result JSON it reads: nlohmann::json's tree of
+// every parsed result (a 16-byte value per number and string, strings, arrays and map nodes on
+// the heap), the StudyResults built from it and the page rendered beside them, whose charted
+// tables are inlined as JSON again. Measured with /usr/bin/time -v (4 Dec 2026, GCC 12
+// Release at 29b11ed, load ~1.6 from other builds): one 58.8 MB result whose
+// 2.0M-row table is charted peaked at 1.08 GB, 18.4 bytes per JSON byte; four such files
+// (235 MB) 4.14 GB, 17.6; the same file uncharted (its table left to the CSV) 0.79 GB, 13.5.
+// The estimate takes 19, above every measurement (docs/hardening.md, "Limits").
+inline constexpr std::uint64_t kReportBytesPerJsonByte = 19;
+// What a report needs whatever its results: the program, the chart libraries (0.85 MB, read
+// into the page) and the page's fixed parts. Measured 20 MB peak RSS for the three small
+// fixtures of tests/data/report; 32 MiB is taken.
+inline constexpr std::uint64_t kReportBaseBytes = std::uint64_t{32} << 20;
+
+// The estimated peak memory of reporting `dir`: kReportBaseBytes + kReportBytesPerJsonByte x
+// the bytes of its `*.json` files (the files load_results reads), from their sizes alone,
+// before any is read. InputError (exit 2) when it exceeds `budget_bytes`: "report of 'DIR'
+// (4 result files of 224 MiB, the largest 'DIR/x.json' of 56.1 MiB) needs ~4.17 GiB, more
+// than the memory budget of 1 GiB (--memory-budget, ...)". A missing folder is left to
+// load_results.
+void require_report_memory(const std::filesystem::path& dir, std::uint64_t budget_bytes);
+
+// require_report_memory(results_dir, memory_budget) (0: default_memory_budget(), 80% of RAM),
+// then load_results(results_dir), render_html with the libraries from `library_dir`, written
+// atomically to `file` (nothing when stopped or refused).
 ReportSummary write_report(const std::filesystem::path& results_dir,
                            const std::filesystem::path& file,
                            const std::filesystem::path& library_dir = default_library_dir(),
-                           StopFlag stop = nullptr);
+                           StopFlag stop = nullptr, std::uint64_t memory_budget = 0);
 
 // Interrupted ("report: interrupted") when `stop` is set.
 void throw_if_stopped(StopFlag stop);

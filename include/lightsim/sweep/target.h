@@ -8,6 +8,7 @@
 // passed as `--set key.path=value` after the command line's own --set.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -29,8 +30,9 @@ class Target {
   // the store header. Complete once every point has been checked.
   virtual std::string fingerprint() const = 0;
   // Validates the point's request and every config it reads (named file, key, range) without
-  // computing anything; called for every point before the first runs.
-  virtual void check(const Point& point) const = 0;
+  // computing anything; called for every point before the first runs. `memory_budget` is the
+  // run's (--memory-budget, Context::memory_budget), which the point's estimates are held to.
+  virtual void check(const Point& point, std::uint64_t memory_budget) const = 0;
   // Runs one point. Called concurrently from pool threads: must not touch shared state.
   virtual Json run(const Point& point, Context& ctx) const = 0;
 };

@@ -23,7 +23,7 @@ class DrawTarget final : public Target {
   mutable std::atomic<std::size_t> runs{0};
 
   std::string fingerprint() const override { return "draw"; }
-  void check(const Point&) const override {}
+  void check(const Point&, std::uint64_t) const override {}
   Json run(const Point& p, Context& ctx) const override {
     if (p.index == fail_at) LIGHTSIM_THROW(ConfigError, "bad value at {}", p.index);
     if (stop != nullptr && ++runs >= stop_after) stop->store(true);
