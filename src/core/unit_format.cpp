@@ -193,9 +193,9 @@ void throw_dimension_mismatch(std::string_view text, Dim expected, Dim got) {
       ((trimmed.back() >= '0' && trimmed.back() <= '9') || trimmed.back() == '.');
   if (bare_number)
     LIGHTSIM_THROW(UnitError, "missing unit: expected {}, got {}", want,
-                   units_detail::quoted(trimmed));
-  LIGHTSIM_THROW(UnitError, "expected {}, got {} ({})", want, units_detail::quoted(trimmed),
-                 units_detail::describe_dim(got));
+                   units_detail::quote_unit_text(trimmed));
+  LIGHTSIM_THROW(UnitError, "expected {}, got {} ({})", want,
+                 units_detail::quote_unit_text(trimmed), units_detail::describe_dim(got));
 }
 
 }  // namespace lightsim

@@ -53,7 +53,8 @@ class UnitParser {
     Term t = expr();
     skip_space();
     if (pos_ < s_.size())
-      fail(fmt::format("unexpected {} at {}", quoted(s_.substr(pos_, 1)), quoted(s_.substr(pos_))));
+      fail(fmt::format("unexpected {} at {}", quote_unit_text(s_.substr(pos_, 1)),
+                       quote_unit_text(s_.substr(pos_))));
     return t;
   }
 
@@ -77,8 +78,8 @@ class UnitParser {
       } else if (s_.substr(pos_).starts_with("\u00b7")) {
         pos_ += 2;
       } else if (!had_space || !starts_factor()) {
-        fail(fmt::format("unexpected {} at {}{}", quoted(s_.substr(pos_, 1)),
-                         quoted(s_.substr(pos_)),
+        fail(fmt::format("unexpected {} at {}{}", quote_unit_text(s_.substr(pos_, 1)),
+                         quote_unit_text(s_.substr(pos_)),
                          is_digit(s_[pos_]) ? " (write exponents as m^2)" : ""));
       }
       if (divided) fail("a product after '/' is ambiguous; use parentheses, e.g. W/(m K)");
@@ -121,7 +122,7 @@ class UnitParser {
     }
     const std::size_t start = pos_;
     if (atom_length() == 0)
-      fail(fmt::format("expected a unit symbol at {}{}", quoted(s_.substr(pos_)),
+      fail(fmt::format("expected a unit symbol at {}{}", quote_unit_text(s_.substr(pos_)),
                        s_[pos_] == ',' ? " (the decimal separator is '.')" : ""));
     if (s_.substr(start, pos_ - start) == "sqrt") {
       if (pos_ >= s_.size() || s_[pos_] != '(')
@@ -145,7 +146,7 @@ class UnitParser {
   Term atom() {
     const std::size_t start = pos_;
     if (atom_length() == 0)
-      fail(fmt::format("expected a unit symbol at {}", quoted(s_.substr(start))));
+      fail(fmt::format("expected a unit symbol at {}", quote_unit_text(s_.substr(start))));
     const std::string_view text = s_.substr(start, pos_ - start);
     const std::string name = normalize_symbol(text);
     if (name == "dBm")
@@ -153,11 +154,12 @@ class UnitParser {
     const SymbolMatch m = match_symbol(name);
     if (m.symbol == nullptr) {
       if (!m.problem.empty())
-        fail(text == s_ ? m.problem : fmt::format("{}: {}", quoted(text), m.problem));
+        fail(text == s_ ? m.problem : fmt::format("{}: {}", quote_unit_text(text), m.problem));
       std::string hint = suggest_symbol(name);
-      LIGHTSIM_THROW(UnitError, "unknown unit {} in {}; {}", quoted(text), quoted(whole_),
+      LIGHTSIM_THROW(UnitError, "unknown unit {} in {}; {}", quote_unit_text(text),
+                     quote_unit_text(whole_),
                      hint.empty() ? fmt::format("known symbols: {}", known_symbols())
-                                  : fmt::format("did you mean {}?", quoted(hint)));
+                                  : fmt::format("did you mean {}?", quote_unit_text(hint)));
     }
     Term t;
     t.scale = m.symbol->scale * m.prefix_scale;
@@ -260,8 +262,9 @@ class UnitParser {
   }
 
   [[noreturn]] void fail(const std::string& what) const {
-    if (s_ == whole_) LIGHTSIM_THROW(UnitError, "bad unit {}: {}", quoted(s_), what);
-    LIGHTSIM_THROW(UnitError, "bad unit {} in {}: {}", quoted(s_), quoted(whole_), what);
+    if (s_ == whole_) LIGHTSIM_THROW(UnitError, "bad unit {}: {}", quote_unit_text(s_), what);
+    LIGHTSIM_THROW(UnitError, "bad unit {} in {}: {}", quote_unit_text(s_), quote_unit_text(whole_),
+                   what);
   }
 
   std::string_view s_;
@@ -304,7 +307,7 @@ std::string_view trim(std::string_view s) {
   return s.substr(b, e - b + 1);
 }
 
-std::string quoted(std::string_view text) {
+std::string quote_unit_text(std::string_view text) {
   std::string out = "\"";
   for (const char c : text) {
     if (c == '"' || c == '\\') {
@@ -330,7 +333,8 @@ UnitFactor parse_unit(std::string_view unit, std::string_view whole) {
   std::array<std::int8_t, 8> e{};
   for (std::size_t i = 0; i < e.size(); ++i) {
     LIGHTSIM_CHECK_AS(UnitError, t.e[i] >= -126 && t.e[i] <= 126,
-                      "bad unit {} in {}: exponent out of range", quoted(unit), quoted(whole));
+                      "bad unit {} in {}: exponent out of range", quote_unit_text(unit),
+                      quote_unit_text(whole));
     e[i] = static_cast<std::int8_t>(t.e[i]);
   }
   f.scale = t.scale;
@@ -341,13 +345,13 @@ UnitFactor parse_unit(std::string_view unit, std::string_view whole) {
 
 }  // namespace units_detail
 
-using units_detail::quoted;
+using units_detail::quote_unit_text;
 
 ParsedQuantity parse_quantity(std::string_view text) {
   const std::string_view t = units_detail::trim(text);
   LIGHTSIM_CHECK_AS(UnitError, !t.empty(),
                     "empty quantity {}: expected a number and a unit, e.g. \"1550 nm\"",
-                    quoted(text));
+                    quote_unit_text(text));
   std::string_view rest = t;
   bool negative = false;
   if (rest.front() == '+' || rest.front() == '-') {
@@ -364,11 +368,11 @@ ParsedQuantity parse_quantity(std::string_view text) {
                                      hex ? std::chars_format::hex : std::chars_format::general);
   LIGHTSIM_CHECK_AS(UnitError, ec != std::errc::invalid_argument,
                     "missing number in {}: a quantity is a number and a unit, e.g. \"1550 nm\"",
-                    quoted(t));
+                    quote_unit_text(t));
   LIGHTSIM_CHECK_AS(UnitError, ec != std::errc::result_out_of_range, "number out of range in {}",
-                    quoted(t));
+                    quote_unit_text(t));
   LIGHTSIM_CHECK_AS(UnitError, std::isfinite(number), "{} is not a finite number (NaN/Inf)",
-                    quoted(t));
+                    quote_unit_text(t));
   const auto used = static_cast<std::size_t>(ptr - rest.data());
   const std::string_view digits = rest.substr(0, used);
   const std::string_view unit = units_detail::trim(rest.substr(used));
@@ -381,12 +385,12 @@ ParsedQuantity parse_quantity(std::string_view text) {
     negative = false;
   } else if (!hex && f.exp10 != 0) {
     LIGHTSIM_CHECK_AS(UnitError, units_detail::read_scaled_decimal(digits, f.exp10, si),
-                      "value out of range in {}", quoted(t));
+                      "value out of range in {}", quote_unit_text(t));
     si *= f.scale;
   } else {
     si = units_detail::apply_exp10(number, f.exp10) * f.scale;
   }
-  LIGHTSIM_CHECK_AS(UnitError, std::isfinite(si), "value out of range in {}", quoted(t));
+  LIGHTSIM_CHECK_AS(UnitError, std::isfinite(si), "value out of range in {}", quote_unit_text(t));
   return {negative ? -si : si, f.dim};
 }
 
@@ -405,7 +409,8 @@ ParsedQuantity parse_quantity(std::string_view text, Dim expected) {
         ParsedQuantity p = parse_quantity(number);
         if (p.dim == dims::none) {
           const double si = p.si * std::ldexp(1.0, 10 * static_cast<int>(power + 1));
-          LIGHTSIM_CHECK_AS(UnitError, std::isfinite(si), "value out of range in {}", quoted(t));
+          LIGHTSIM_CHECK_AS(UnitError, std::isfinite(si), "value out of range in {}",
+                            quote_unit_text(t));
           return {si, dims::data};
         }
       }
@@ -418,7 +423,7 @@ double convert_to_unit(double si, Dim d, std::string_view unit) {
   const units_detail::UnitFactor f = units_detail::parse_unit(units_detail::trim(unit), unit);
   if (!(f.dim == d))
     LIGHTSIM_THROW(UnitError, "cannot express {} in {} ({})", units_detail::describe_dim(d),
-                   quoted(unit), units_detail::describe_dim(f.dim));
+                   quote_unit_text(unit), units_detail::describe_dim(f.dim));
   if (f.dbm) return to_dbm(Power::si(si));
   return units_detail::apply_exp10(si / f.scale, -f.exp10);
 }

@@ -29,7 +29,9 @@ std::string describe_dim(Dim d);
 // Strips ASCII whitespace from both ends.
 std::string_view trim(std::string_view text);
 
-// Quotes text for error messages: "..." with \" \\ and control bytes escaped.
-std::string quoted(std::string_view text);
+// Quotes text for error messages: "..." with \" \\ and control bytes escaped. Not named `quoted`:
+// in a unity batch that also includes <iomanip>, a call with a std::string argument would find
+// std::quoted by argument-dependent lookup and prefer it.
+std::string quote_unit_text(std::string_view text);
 
 }  // namespace lightsim::units_detail
