@@ -165,16 +165,29 @@ std::vector<DesignConstraint> system_constraints(const AcceleratorSpec& a, const
                                                   "mm^2 field",
                                                   die.die_area * 1e6, die.reticle_limit * 1e6)
                                     : die.reason));
-  // The TEC: its electrical power against the device's thermal budget when it has a steady
-  // state; none is a failure with an undefined margin (value = limit = 0 would read as "just
-  // passes", so the margin is -inf).
+  // The TEC and the tuning it holds against the thermal budget. requirements.thermal_budget
+  // is the static power allowed per device, i.e. one bank of rows x channels on one chip
+  // (photonics::thermal_check counts it so, with the device's fixed tuning.tec_power estimate);
+  // the accelerator has banks x chips such units, and its TEC is modelled here (thermal.h
+  // steady_state at the full-rate on-chip heat), so the fixed estimate is not added again:
+  // static tuning (every bank) + TEC electrical power <= thermal_budget x banks x chips. No
+  // steady state is a failure with an undefined margin (-inf).
+  double tuning = 0;
+  for (const CostItem& c : r.static_power)
+    if (c.name == "static_tuning") tuning += c.value;
+  const double units = static_cast<double>(r.banks) * a.interposer.chips;
+  const double per_unit = a.device.requirements.thermal_budget.si();
+  const double total = tuning + r.thermal.tec_power;
+  const bool within = total <= per_unit * units;
   DesignConstraint tec = constraint(
-      "tec", r.thermal.feasible, r.thermal.tec_power, a.device.requirements.thermal_budget.si(),
-      "W",
-      r.thermal.feasible ? fmt::format("the TEC holds the chip with {:.3g} W", r.thermal.tec_power)
-                         : r.thermal.reason);
+      "tec", r.thermal.feasible && within, total, per_unit * units, "W",
+      r.thermal.feasible
+          ? fmt::format("static tuning {:.3g} W + TEC {:.3g} W {} the thermal budget {:.3g} W "
+                        "({:.3g} W per device x {} banks x {} chips)",
+                        tuning, r.thermal.tec_power, within ? "is within" : "exceeds",
+                        per_unit * units, per_unit, r.banks, a.interposer.chips)
+          : r.thermal.reason);
   if (!r.thermal.feasible) tec.margin = -std::numeric_limits<double>::infinity();
-  tec.passed = r.thermal.feasible;
   out.push_back(tec);
   // Heaters only (operating_point.h); a Pockels tuner has no holding-power lock range.
   DesignConstraint lock =

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "lightsim/core/config_files.h"
+#include "lightsim/prism/cost.h"
 #include "lightsim/prism/design.h"
 #include "shipped_configs.h"
 
@@ -69,6 +70,46 @@ TEST(PrismDesign, AnAliasingCombIsRemovedBeforeAnyScoreWithItsMargin) {
   EXPECT_NEAR(alias.margin, alias.limit - 12.8, 1e-9);
   EXPECT_LT(alias.margin, 0);
   for (const DesignCandidate& c : r.all) EXPECT_EQ(c.removed_by, "aliasing");
+}
+
+// Every constraint's verdict agrees with its margin's sign; the TEC line compares the static
+// tuning of every bank plus the modelled TEC with the per-device thermal budget x banks x chips
+// (not the TEC alone against one device's budget, which passed whatever its margin).
+TEST(PrismDesign, TheTecConstraintFailsWhenTuningPlusTecExceedsTheScaledBudget) {
+  PrismDesignSpec s = tiny();
+  s.space = {};
+  const AcceleratorSpec a = design_accelerator(s, enumerate_designs(s).front());
+  const CostReport c = cost(a);
+  ASSERT_TRUE(c.thermal.feasible);
+  ASSERT_GT(c.thermal.tec_power, 0.0);
+  double tuning = 0;
+  for (const CostItem& i : c.static_power)
+    if (i.name == "static_tuning") tuning += i.value;
+  const double units = static_cast<double>(c.banks) * a.interposer.chips;
+  // A budget that holds the tuning of one device (and its device check, with no fixed TEC
+  // estimate) but not the tuning plus the modelled TEC of the whole accelerator.
+  const double per_unit = (tuning + 0.5 * c.thermal.tec_power) / units;
+  s.accelerator.device.tuning.tec_power = Power::si(0.0);
+  s.accelerator.device.requirements.thermal_budget = Power::si(per_unit);
+  Context ctx;
+  const DesignResult r = search_designs(s, ctx);
+  ASSERT_EQ(r.candidates, 1u);
+  EXPECT_EQ(r.all[0].removed_by, "tec");
+  bool seen = false;
+  for (const DesignConstraint& k : r.all[0].constraints) {
+    if (std::isfinite(k.margin)) {
+      EXPECT_EQ(k.passed, k.margin >= 0) << k.name;
+    } else {
+      EXPECT_FALSE(k.passed) << k.name;
+    }
+    if (k.name != "tec") continue;
+    seen = true;
+    EXPECT_FALSE(k.passed);
+    EXPECT_NEAR(k.value, tuning + c.thermal.tec_power, 1e-9 * k.value);
+    EXPECT_NEAR(k.limit, per_unit * units, 1e-9 * k.limit);
+    EXPECT_LT(k.margin, 0.0);
+  }
+  EXPECT_TRUE(seen);
 }
 
 }  // namespace
