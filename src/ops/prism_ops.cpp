@@ -12,6 +12,7 @@
 #include "lightsim/ops/register.h"
 #include "lightsim/prism/cost.h"
 #include "lightsim/prism/die.h"
+#include "lightsim/prism/lock_power.h"
 #include "lightsim/prism/montecarlo.h"
 #include "lightsim/prism/programming.h"
 #include "lightsim/prism/relock.h"
@@ -106,7 +107,8 @@ std::string deviation(double ours, double seed) {
 
 void print_cost(const std::string& name, const prism::AcceleratorSpec& a,
                 const prism::CostReport& r, const prism::PrismSeedReference& seed,
-                const prism::RelockThroughput& relock, std::ostream& out) {
+                const prism::RelockThroughput& relock, const prism::LockPower& lock,
+                std::ostream& out) {
   const prism::Timeline& t = r.timeline;
   fmt::print(out, "Prism accelerator {}: {}\n", name, a.description);
   fmt::print(out,
@@ -170,6 +172,18 @@ void print_cost(const std::string& name, const prism::AcceleratorSpec& a,
                r.thermal.reason);
   fmt::print(out, "  {:<28} {:>10.4g} W | TEC {:.3g} W{}\n", "total", r.static_power_total,
              seed.tec_power.si(), r.tec_included ? "" : " (ours without the TEC)");
+  // The bias lock's relocks (lock_power.h): static like the rest, but not in the cost model's
+  // total, which the decode model and the seed comparison read.
+  if (lock.search.feasible)
+    fmt::print(out,
+               "  {:<28} {:>10.4g} W   ({} halvings x {:.3g} pJ per lock, {:.3g} relocks/s per "
+               "ring, {:.4g} rings); total with the lock {:.4g} W\n",
+               "bias lock (relocks)", lock.power, lock.search.halvings,
+               a.calibration.iteration_energy.si() * 1e12, lock.relock_rate, lock.rings,
+               r.static_power_total + lock.power);
+  else
+    fmt::print(out, "  {:<28} {:>10} ({})\n", "bias lock (relocks)", "infeasible",
+               lock.search.reason);
   fmt::print(out, "  laser wall power while on    {:>10.4g} W\n", r.laser_wall_power);
   if (r.thermal.feasible)
     fmt::print(
@@ -227,6 +241,7 @@ struct CostResult {
   prism::CostReport report{};
   prism::PrismSeedReference seed{};
   prism::RelockThroughput relock{};
+  prism::LockPower lock{};
 };
 
 CostResult evaluate_cost(const AcceleratorRequest& q, Env& env) {
@@ -241,6 +256,7 @@ CostResult evaluate_cost(const AcceleratorRequest& q, Env& env) {
   r.report = prism::cost(r.accelerator);
   r.relock = relocks(r.accelerator, q.drift_duration, r.report.dissipated_power,
                      r.report.system_qps, env.ctx.seed());
+  r.lock = prism::lock_power(r.accelerator, r.report);
   return r;
 }
 
@@ -248,6 +264,7 @@ Json cost_json(const CostResult& r) {
   Json j = prism::to_json(r.report);
   j["accelerator"] = r.name;
   j["relocks"] = prism::to_json(r.relock);
+  j["lock"] = prism::to_json(r.lock);
   j["die"] = prism::to_json(prism::die_report(r.accelerator, r.report.area_total));
   j["seed"] = {{"source", r.seed.source},
                {"dynamic_energy_j", r.seed.dynamic_energy.si()},
@@ -368,7 +385,7 @@ void register_prism_ops(Registry& registry) {
                  .evaluate = evaluate_cost,
                  .to_json = cost_json,
                  .print = [](const CostResult& r, std::ostream& out) {
-                   print_cost(r.name, r.accelerator, r.report, r.seed, r.relock, out);
+                   print_cost(r.name, r.accelerator, r.report, r.seed, r.relock, r.lock, out);
                  }});
   add<AcceleratorRequest, TimelineResult>(
       registry, {.info = {.name = "prism_timeline",

@@ -153,11 +153,16 @@ CostReport cost(const AcceleratorSpec& a, double tec_power) {
   return build(a, tec_power);
 }
 
+double static_tuning_power(const CostReport& r) {
+  double w = 0;
+  for (const CostItem& c : r.static_power)
+    if (c.name == "static_tuning") w += c.value;
+  return w;
+}
+
 CostReport cost(const AcceleratorSpec& a) {
   CostReport cold = build(a, std::nullopt);
-  double on_chip = 0;
-  for (const CostItem& c : cold.static_power)
-    if (c.name == "static_tuning") on_chip += c.value;
+  double on_chip = static_tuning_power(cold);
   for (const CostItem& c : cold.energy)
     if (c.name != "laser" && c.name != "static_tuning") on_chip += c.value * cold.system_qps;
   const ThermalOperatingPoint op = steady_state(a.thermal, Power::si(on_chip));

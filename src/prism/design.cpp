@@ -172,9 +172,7 @@ std::vector<DesignConstraint> system_constraints(const AcceleratorSpec& a, const
   // steady_state at the full-rate on-chip heat), so the fixed estimate is not added again:
   // static tuning (every bank) + TEC electrical power <= thermal_budget x banks x chips. No
   // steady state is a failure with an undefined margin (-inf).
-  double tuning = 0;
-  for (const CostItem& c : r.static_power)
-    if (c.name == "static_tuning") tuning += c.value;
+  const double tuning = static_tuning_power(r);
   const double units = static_cast<double>(r.banks) * a.interposer.chips;
   const double per_unit = a.device.requirements.thermal_budget.si();
   const double total = tuning + r.thermal.tec_power;
@@ -443,9 +441,7 @@ DesignResult search_designs(const PrismDesignSpec& spec, Context& ctx) {
       }
     const AcceleratorSpec a = design_accelerator(spec, c.variables);
     const CostReport cr = cost(a);
-    const double rings = static_cast<double>(cr.banks) * physical_rows(a) * a.interposer.chips *
-                         a.device.grid.channels;
-    const LockPower lp = lock_power(a, cr.tuner.lock, cr.thermal, rings);
+    const LockPower lp = lock_power(a, cr);
     for (DesignConstraint& k : system_constraints(a, cr, lp)) {
       if (!k.passed && c.removed_by.empty()) c.removed_by = k.name;
       c.constraints.push_back(std::move(k));

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "lightsim/core/json.h"
+
 namespace lightsim::prism {
 
 LockSearch lock_search(const CalibrationSpec& spec, LockRange range) {
@@ -61,6 +63,26 @@ LockPower lock_power(const AcceleratorSpec& a, LockRange lock, const ThermalOper
   p.power_per_ring = p.energy_per_lock * p.relock_rate;
   p.power = rings * p.power_per_ring;
   return p;
+}
+
+LockPower lock_power(const AcceleratorSpec& a, const CostReport& r) {
+  const double rings =
+      static_cast<double>(r.banks) * physical_rows(a) * a.interposer.chips * a.device.grid.channels;
+  return lock_power(a, r.tuner.lock, r.thermal, rings);
+}
+
+Json to_json(const LockPower& p) {
+  return {{"feasible", p.search.feasible},
+          {"reason", p.search.reason},
+          {"halvings", p.search.halvings},
+          {"energy_per_lock_j", p.energy_per_lock},
+          {"relock_rate_hz", p.relock_rate},
+          {"periodic_rate_hz", p.periodic_rate},
+          {"swing_rate_hz", p.swing_rate},
+          {"walk_rate_hz", p.walk_rate},
+          {"rings", p.rings},
+          {"power_per_ring_w", p.power_per_ring},
+          {"power_w", p.power}};
 }
 
 }  // namespace lightsim::prism

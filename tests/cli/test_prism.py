@@ -57,6 +57,29 @@ class PrismCost(CliTest):
             self.assertEqual(j["seed"]["dynamic_energy_j"], 1.57e-9)
         self.assertEqual(run("prism", "cost", "scaled", "--json").json()["timeline"]["passes"], 8)
 
+    def test_the_bias_lock_power_is_priced_beside_the_static_power(self):
+        # lock_power.h's closed form under the periodic trigger: every ring of every bank is
+        # relocked 1 / interval times a second, each lock `halvings` x iteration_energy.
+        r = run("prism", "cost", "seed_fit", "--set", "calibration.trigger=periodic",
+                "--set", "calibration.interval=0.5 s", "--json")
+        self.assertExit(r, 0)
+        j = r.json()
+        lock = j["lock"]
+        self.assertTrue(lock["feasible"], lock["reason"])
+        self.assertEqual(lock["relock_rate_hz"], 2.0)
+        self.assertGreater(lock["halvings"], 0)
+        self.assertAlmostEqual(lock["energy_per_lock_j"], lock["halvings"] * 20e-12, delta=1e-20)
+        self.assertAlmostEqual(lock["power_per_ring_w"], lock["energy_per_lock_j"] * 2.0,
+                               delta=1e-22)
+        self.assertAlmostEqual(lock["rings"], 8 * 256 * 1 * 32)  # banks x rows x chips x channels
+        self.assertAlmostEqual(lock["power_w"], lock["rings"] * lock["power_per_ring_w"],
+                               delta=1e-12 * lock["power_w"])
+        text = run("prism", "cost", "seed_fit", "--set", "calibration.trigger=periodic",
+                   "--set", "calibration.interval=0.5 s")
+        self.assertExit(text, 0)
+        self.assertIn("bias lock (relocks)", text.out)
+        self.assertIn("total with the lock", text.out)
+
     def test_timeline_latency_is_the_sum_of_states(self):
         r = run("prism", "timeline", "scaled", "--json")
         self.assertExit(r, 0)

@@ -81,6 +81,10 @@ CostReport cost(const AcceleratorSpec& a, double tec_power);
 // holds it with the reason and the TEC is left out (tec_included false, see above).
 CostReport cost(const AcceleratorSpec& a);
 
+// W: the heaters' (or Pockels tuners') holding power of every bank, the report's
+// "static_tuning" static items summed (the part of the static power that sits on the chip).
+double static_tuning_power(const CostReport& r);
+
 // The cost table the decode model reads: energy/latency/area per operation with provenance.
 // tec_power_w, tec_over_latency_j and thermal.tec_power_w are null when the TEC is infeasible
 // (tec_included false, tec_reason = thermal.reason).

@@ -30,8 +30,10 @@
 
 #include <string>
 
+#include "lightsim/core/json_fwd.h"
 #include "lightsim/prism/accelerator.h"
 #include "lightsim/prism/calibration.h"
+#include "lightsim/prism/cost.h"
 #include "lightsim/prism/thermal.h"
 
 namespace lightsim::prism {
@@ -69,5 +71,14 @@ struct LockPower {
 // rings locked.
 LockPower lock_power(const AcceleratorSpec& a, LockRange lock, const ThermalOperatingPoint& thermal,
                      double rings);
+
+// The lock of a whole accelerator from its cost report `r` (cost(a)): every ring of every bank on
+// every chip (banks x physical rows x chips x channels), at the tuner's lock range and the chip's
+// steady state. `lightsim prism cost` and the design search price the lock through it.
+LockPower lock_power(const AcceleratorSpec& a, const CostReport& r);
+
+// {feasible, reason, halvings, energy_per_lock_j, relock_rate_hz (per ring), periodic_rate_hz,
+// swing_rate_hz, walk_rate_hz, rings, power_per_ring_w, power_w}
+Json to_json(const LockPower& p);
 
 }  // namespace lightsim::prism
