@@ -218,7 +218,7 @@ std::vector<LayoutResult> evaluate_head(const KvCache& cache, std::size_t layer,
     passes.push_back(std::make_unique<LayoutPass>(cache, head, setups, o, layout, index));
   std::vector<double> p_one, resident;
   std::vector<std::vector<double>> masses, p, full(head.group);
-  for (std::size_t step = 0; step < head.steps; ++step) {
+  for (std::size_t step = o.first_step; step < head.steps; ++step) {
     if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) [[unlikely]]
       throw Interrupted("retrieval evaluation: interrupted");
     group_attention(head, layouts, step, p_one, masses, resident, o.output_error ? &p : nullptr);
@@ -265,13 +265,14 @@ KMetrics summarize(const KvCache& cache, const EvalOptions& o, const BlockLayout
       append(by_needle[n], s.needle[n]);
     }
     m.metadata_bytes += s.metadata / static_cast<double>(nh);
-    m.selected_bytes += s.selected_bytes / static_cast<double>(g.steps) / static_cast<double>(nh);
+    m.selected_bytes +=
+        s.selected_bytes / static_cast<double>(g.steps - o.first_step) / static_cast<double>(nh);
   }
   // Union over the KV heads of each layer.
   std::vector<char> mask;
   std::vector<std::span<const std::size_t>> selections(g.kv_heads);
   for (std::size_t layer = 0; layer < g.layers; ++layer)
-    for (std::size_t step = 0; step < g.steps; ++step) {
+    for (std::size_t step = o.first_step; step < g.steps; ++step) {
       for (std::size_t h = 0; h < g.kv_heads; ++h)
         selections[h] = heads[layer * g.kv_heads + h]->selected[i][ki][step];
       union_fetched.push_back(union_of_heads(layout, selections, mask));
@@ -322,6 +323,9 @@ std::vector<EvalReport> evaluate(const KvCache& cache, const std::vector<ScorerS
   LIGHTSIM_CHECK(!o.shared_projection || static_cast<bool>(o.shared_projection->fit),
                  "evaluate: the shared projection has no fitter");
   const KvGeometry& g = cache.geometry();
+  LIGHTSIM_CHECK_AS(InputError, o.first_step < g.steps,
+                    "evaluate: first scored step {} is not below the cache's {} decode steps",
+                    o.first_step, g.steps);
   std::vector<BlockLayout> layouts;
   for (const BlockOptions& b : blocks) layouts.emplace_back(g.tokens, b);
   const std::size_t heads = g.layers * g.kv_heads;
@@ -350,7 +354,7 @@ std::vector<EvalReport> evaluate(const KvCache& cache, const std::vector<ScorerS
     report.candidates = layout.candidates().size();
     report.resident_tokens = layout.resident_tokens();
     report.heads = heads;
-    report.steps = g.steps;
+    report.steps = g.steps - o.first_step;
     report.needles = cache.needles.size();
     std::vector<const LayoutResult*> at_layout;
     for (const auto& r : results) at_layout.push_back(&r[l]);

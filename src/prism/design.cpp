@@ -18,6 +18,7 @@
 #include "lightsim/prism/cost.h"
 #include "lightsim/prism/die.h"
 #include "lightsim/prism/lock_power.h"
+#include "lightsim/prism/qat.h"
 #include "lightsim/prism/scorer.h"
 
 namespace lightsim::prism {
@@ -28,6 +29,9 @@ namespace {
 const std::array<const char*, 11> kConstraints = {
     "ring",        "aliasing", "crosstalk", "weight_range", "tuning_range", "thermal_budget",
     "link_budget", "reticle",  "tec",       "lock_range",   "lock"};
+
+// The share of the workload's decode steps a "qat" projection trains on (the rest are scored).
+constexpr double kQatTrainFraction = 0.5;
 
 constexpr std::size_t kDeviceAxes = 7;
 constexpr std::size_t kAxes = 14;
@@ -261,17 +265,32 @@ bool dominates(const DesignFigures& a, const DesignFigures& b, DesignMetric m) {
 }  // namespace
 
 DesignLayout layout_of(const DesignVariables& v) {
-  return {.dim = v.dim, .block_tokens = v.block_tokens, .projection = v.projection};
+  return {.dim = v.dim,
+          .block_tokens = v.block_tokens,
+          .projection = v.projection,
+          .qat_weight_bits = v.projection == "qat" ? v.weight_bits : 0};
 }
 
 kv::EvalReport score_layout(const kv::KvCache& cache, const DesignLayout& layout,
                             const std::vector<std::int64_t>& ks,
-                            const std::vector<AcceleratorSpec>& accelerators, Context& ctx) {
+                            const std::vector<AcceleratorSpec>& accelerators, Context& ctx,
+                            std::size_t first_step) {
   kv::EvalOptions o;
   o.ks.assign(ks.begin(), ks.end());
   o.blocks.block_tokens = static_cast<std::size_t>(layout.block_tokens);
+  o.first_step = first_step;
   const auto d = static_cast<std::size_t>(layout.dim);
-  o.shared_projection = kv::SharedProjection{kv::standard_projection(layout.projection), d};
+  if (layout.projection == "qat") {
+    // Trained on the steps before first_step, scored on the rest.
+    LIGHTSIM_CHECK(first_step == qat_training_steps(cache.geometry().steps, kQatTrainFraction),
+                   "prism design: a qat layout scored from step {} (it trains on {})", first_step,
+                   qat_training_steps(cache.geometry().steps, kQatTrainFraction));
+    QatOptions q = accelerators.empty() ? QatOptions{} : qat_options_for(accelerators.front());
+    q.weight_bits = layout.qat_weight_bits;
+    o.shared_projection = kv::SharedProjection{qat_projection(q, kQatTrainFraction, o.blocks), d};
+  } else {
+    o.shared_projection = kv::SharedProjection{kv::standard_projection(layout.projection), d};
+  }
   o.output_error = false;
   kv::ProjectionSource projection;
   projection.dim = d;
@@ -306,7 +325,7 @@ void score_recall(const PrismDesignSpec& spec, const Axes& axes, DesignResult& r
       members.push_back(&idx);
     }
     r.scored_tuples += accelerators.size();
-    const kv::EvalReport rep = score_layout(*r.cache, layout, ks, accelerators, ctx);
+    const kv::EvalReport rep = score_layout(*r.cache, layout, ks, accelerators, ctx, r.first_step);
     for (std::size_t s = 1; s < members.size(); ++s)
       for (std::size_t i : *members[s]) {
         DesignCandidate& c = r.all[i];
@@ -419,6 +438,9 @@ DesignResult search_designs(const PrismDesignSpec& spec, Context& ctx) {
   for (std::size_t a = 0; a < kDeviceAxes; ++a) devices *= sizes[a];
   const std::size_t per_device = n / devices;
   DesignResult r{.candidates = n, .target = spec.target, .context = spec.workload.tokens};
+  if (std::find(axes.projection.begin(), axes.projection.end(), "qat") != axes.projection.end())
+    r.first_step =
+        qat_training_steps(static_cast<std::size_t>(spec.workload.steps), kQatTrainFraction);
   r.devices = n / per_device;
   r.all.resize(n);
 

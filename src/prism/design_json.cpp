@@ -73,6 +73,7 @@ Json to_json(const DesignResult& r) {
   Json front = Json::array();
   for (std::size_t i : r.front) front.push_back(design_candidate_json(r.all[i]));
   Json j{{"context_tokens", r.context},
+         {"first_scored_step", r.first_step},
          {"target",
           {{"metric", to_string(r.target.metric)},
            {"recall", r.target.recall},

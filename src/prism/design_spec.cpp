@@ -34,8 +34,10 @@ void DesignSpaceSpec::describe(config::Schema<DesignSpaceSpec>& s) {
       .range(std::int64_t{1}, std::int64_t{1024});
   s.field("query_encoding", &S::query_encoding, "query encodings: intensity, balanced");
   s.field("projection", &S::projection,
-          "signature projections (kv_projection: pca, pca_qk, random, first; empty = the "
-          "spec's projection), each scored exactly beside the hardware");
+          "signature projections (kv_projection: pca, pca_qk, random, first, or qat: trained "
+          "through the candidate's quantizers on the first half of the decode steps, every "
+          "layout then scored on the second half; empty = the spec's projection), each "
+          "scored exactly beside the hardware");
   s.field("block_tokens", &S::block_tokens, "tokens per KV block")
       .range(std::int64_t{1}, std::int64_t{65536});
   s.field("top_k", &S::top_k, "blocks selected per KV head per step (k)")
@@ -63,8 +65,8 @@ void DesignSpaceSpec::describe(config::Schema<DesignSpaceSpec>& s) {
       if (e != "intensity" && e != "balanced")
         return fmt::format("query_encoding: '{}' is not one of intensity, balanced", e);
     for (const std::string& e : v.projection)
-      if (e != "pca" && e != "pca_qk" && e != "random" && e != "first")
-        return fmt::format("projection: '{}' is not one of pca, pca_qk, random, first", e);
+      if (e != "pca" && e != "pca_qk" && e != "random" && e != "first" && e != "qat")
+        return fmt::format("projection: '{}' is not one of pca, pca_qk, random, first, qat", e);
     for (const std::string& e : v.detection)
       if (e != "balanced" && e != "single_ended")
         return fmt::format("detection: '{}' is not one of balanced, single_ended", e);
@@ -102,9 +104,21 @@ void PrismDesignSpec::describe(config::Schema<PrismDesignSpec>& s) {
           "synthetic KV cache (kv_synthetic, e.g. preset: qwen2.5-7b-layered); tokens = the "
           "context");
   s.field("projection", &S::projection, "kv_projection fitted once per head and d")
-      .one_of({"pca", "pca_qk", "random", "first"});
+      .one_of({"pca", "pca_qk", "random", "first", "qat"});
   s.field("space", &S::space, "the free variables");
   s.field("target", &S::target, "recall target and cost to minimise");
+  s.rule([](const S& v) -> std::optional<std::string> {
+    const bool qat = v.space.projection.empty()
+                         ? v.projection == "qat"
+                         : std::find(v.space.projection.begin(), v.space.projection.end(), "qat") !=
+                               v.space.projection.end();
+    if (qat && v.workload.steps < 2)
+      return fmt::format(
+          "workload.steps: {} decode step(s); a qat projection trains on the first half of "
+          "them and is scored on the rest, so it needs at least 2",
+          v.workload.steps);
+    return std::nullopt;
+  });
 }
 
 std::string to_string(DesignMetric m) {

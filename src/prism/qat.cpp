@@ -207,28 +207,35 @@ double measure_score_noise(const AcceleratorSpec& a, std::uint64_t seed, int row
   return std::sqrt(var / 2.0);
 }
 
+std::size_t qat_training_steps(std::size_t steps, double train_fraction) {
+  const auto n = static_cast<std::size_t>(std::floor(train_fraction * static_cast<double>(steps)));
+  return std::max<std::size_t>(n, 1);
+}
+
+kv::ProjectionFitter qat_projection(const QatOptions& options, double train_fraction,
+                                    const kv::BlockOptions& blocks) {
+  return [options, train_fraction, blocks](const kv::ProjectionInput& in) {
+    const kv::HeadView& h = *in.head;
+    const kv::BlockLayout layout(h.tokens, blocks);
+    std::vector<std::size_t> steps(qat_training_steps(h.steps, train_fraction));
+    for (std::size_t i = 0; i < steps.size(); ++i) steps[i] = i;
+    const kv::ProjectionMatrix init = kv::pca_projection(h.keys, h.tokens, h.head_dim, in.dim);
+    const QatData data = make_qat_data(h, layout, steps);
+    const std::uint64_t id = (static_cast<std::uint64_t>(in.layer) << 32) | in.kv_head;
+    // The noise seed comes from the head's own stream (deterministic per head).
+    std::uint64_t seed = 0;
+    if (in.rng != nullptr)
+      seed = (static_cast<std::uint64_t>(in.rng->next_u32()) << 32) | in.rng->next_u32();
+    return train_qat(data, init, options, seed, id).projection;
+  };
+}
+
 void register_qat_projection(kv::ProjectionFamily& family, const QatOptions& options,
                              double train_fraction) {
-  family.add(
-      "qat",
-      "PCA, then quantization-aware training through the bank's quantizers and noise on "
-      "the first part of the head's decode queries (prism module)",
-      [options, train_fraction](const kv::ProjectionInput& in) {
-        const kv::HeadView& h = *in.head;
-        const kv::BlockLayout layout(h.tokens, kv::BlockOptions{});
-        const auto n =
-            static_cast<std::size_t>(std::floor(train_fraction * static_cast<double>(h.steps)));
-        std::vector<std::size_t> steps(std::max<std::size_t>(n, 1));
-        for (std::size_t i = 0; i < steps.size(); ++i) steps[i] = i;
-        const kv::ProjectionMatrix init = kv::pca_projection(h.keys, h.tokens, h.head_dim, in.dim);
-        const QatData data = make_qat_data(h, layout, steps);
-        const std::uint64_t id = (static_cast<std::uint64_t>(in.layer) << 32) | in.kv_head;
-        // The noise seed comes from the head's own stream (deterministic per head).
-        std::uint64_t seed = 0;
-        if (in.rng != nullptr)
-          seed = (static_cast<std::uint64_t>(in.rng->next_u32()) << 32) | in.rng->next_u32();
-        return train_qat(data, init, options, seed, id).projection;
-      });
+  family.add("qat",
+             "PCA, then quantization-aware training through the bank's quantizers and noise on "
+             "the first part of the head's decode queries (prism module)",
+             qat_projection(options, train_fraction));
 }
 
 }  // namespace lightsim::prism

@@ -92,6 +92,7 @@ std::vector<BaselineRecall> baseline_recalls(const prism::PrismDesignSpec& spec,
   kv::EvalOptions o;
   o.ks.assign(ks.begin(), ks.end());
   o.output_error = false;
+  o.first_step = r.first_step;  // the steps the search scored (a qat projection's held-out part)
   std::vector<kv::BlockOptions> layouts;
   for (std::int64_t b : blocks) {
     kv::BlockOptions bo;

@@ -53,7 +53,8 @@ std::vector<Figures> front_recalls(const kv::KvCache& cache, const prism::Design
     }
     std::sort(ks.begin(), ks.end());
     ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
-    const kv::EvalReport rep = prism::score_layout(cache, layout, ks, accelerators, ctx);
+    const kv::EvalReport rep =
+        prism::score_layout(cache, layout, ks, accelerators, ctx, r.first_step);
     for (std::size_t s = 1; s <= members.size(); ++s) {
       const std::size_t p = members[s - 1];
       const auto ki = static_cast<std::size_t>(

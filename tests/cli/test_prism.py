@@ -221,6 +221,34 @@ target: {target}
         self.assertGreater(best["figures"]["lock_power_w"], 0)
         self.assertLess(best["figures"]["lock_power_w"], 1e-3 * best["figures"]["static_power_w"])
 
+    def test_a_qat_projection_is_trained_on_half_the_steps_and_every_layout_scored_on_the_rest(
+            self):
+        # QAT (docs/prism.md "Compensation: QAT") trained through the candidate's 4-bit
+        # quantizers on steps 0-1; both layouts are then scored on steps 2-3 only. On the
+        # held-out steps QAT's mass recall through the hardware is above PCA's at equal cost,
+        # so PCA's candidate is dominated and the front is QAT's alone.
+        spec = self.write("q.yaml", """schema_version: 1
+kind: prism_design
+accelerator: {preset: seed_fit}
+workload: {preset: qwen2.5-7b-layered, tokens: 8192, layers: [14], steps: 4}
+space: {projection: [pca, qat], weight_bits: [4]}
+target: {metric: mass_recall, recall: 0.5}
+""")
+        one = run("--threads", "1", "prism", "design", str(spec), "--json")
+        two = run("--threads", "2", "prism", "design", str(spec), "--json")
+        self.assertExit(one, 0)
+        self.assertEqual(one.out, two.out)
+        j = one.json()
+        self.assertEqual(j["first_scored_step"], 2)
+        self.assertEqual((j["feasible"], j["scored_tuples"]), (2, 2))
+        self.assertEqual([c["variables"]["projection"] for c in j["front"]], ["qat"])
+        self.assertGreater(j["front"][0]["figures"]["mass_recall"], 0.8)
+        pca = run("prism", "design", str(spec), "--set", "space.projection=[pca]", "--json")
+        self.assertExit(pca, 0)
+        self.assertEqual(pca.json()["first_scored_step"], 0)
+        self.assertInputError(run("prism", "design", str(spec), "--set", "workload.steps=1"),
+                              "workload.steps")
+
     def test_a_bad_space_key_is_exit_2_naming_it(self):
         r = run("prism", "design", str(self.design("{radius: [10 um]}")))
         self.assertInputError(r, "radius")

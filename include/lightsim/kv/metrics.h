@@ -52,6 +52,10 @@ struct EvalOptions {
   // Non-empty: a progress task of this label over the (layer, KV head) pairs, advanced as each
   // finishes (the `kv select` command; studies keep their own progress and leave it empty).
   std::string progress_label{};
+  // Decode steps before it are not scored (neither attention nor any scorer runs on them): the
+  // part a trained projection (e.g. prism's "qat") was fitted on, so every figure is held out.
+  // Must be below the cache's steps; EvalReport::steps counts the scored ones.
+  std::size_t first_step = 0;
 };
 
 struct Estimate {

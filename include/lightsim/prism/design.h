@@ -103,6 +103,9 @@ struct DesignVariables {
 struct DesignLayout {
   int dim = 0, block_tokens = 0;
   std::string projection{};
+  // "qat" only (0 otherwise): the weight bits the projection is trained for, the candidate's
+  // own (prism::qat_projection with qat_options_for the base accelerator at these bits).
+  int qat_weight_bits = 0;
   auto operator<=>(const DesignLayout&) const = default;
 };
 DesignLayout layout_of(const DesignVariables& v);
@@ -161,19 +164,26 @@ struct DesignResult {
   std::string binding{}, binding_reason{};
   DesignTargetSpec target{};
   std::int64_t context = 0;
+  // The first decode step scored: 0, or with a "qat" projection in the space the steps it
+  // trains on (qat_training_steps of workload.steps), held out of every layout's figures so
+  // projections are compared on the same steps.
+  std::size_t first_step = 0;
   // The workload cache recall was scored on (spec.workload; null when no candidate was
   // feasible): kept so the study's robustness and GPU baselines score the same cache without
   // generating it again.
   std::shared_ptr<const kv::KvCache> cache{};
 };
 
-// Recall on one layout of `cache`: one kv::evaluate at `ks` (sorted, unique) with the layout's
-// projection fitted once at its dim; setup 0 is that projection's exact scorer ("ideal"), then
-// one Prism scorer per accelerator, in order. The search and the study's robustness of the
-// front score through it.
+// Recall on one layout of `cache`: one kv::evaluate at `ks` (sorted, unique) over the decode
+// steps from `first_step` on, with the layout's projection fitted once at its dim ("qat":
+// trained on the steps before first_step, with the first accelerator's quantizers at the
+// layout's weight bits); setup 0 is that projection's exact scorer ("ideal"), then one Prism
+// scorer per accelerator, in order. The search and the study's robustness of the front score
+// through it.
 kv::EvalReport score_layout(const kv::KvCache& cache, const DesignLayout& layout,
                             const std::vector<std::int64_t>& ks,
-                            const std::vector<AcceleratorSpec>& accelerators, Context& ctx);
+                            const std::vector<AcceleratorSpec>& accelerators, Context& ctx,
+                            std::size_t first_step = 0);
 
 // Every candidate of `spec` in enumeration order (variables only).
 std::vector<DesignVariables> enumerate_designs(const PrismDesignSpec& spec);
@@ -188,9 +198,9 @@ std::string to_string(DesignCost c);
 // {index, variables, feasible, removed_by, figures (feasible only), constraints: [{name, passed,
 // value, limit, margin (null when undefined), unit, sense, message}]}
 Json design_candidate_json(const DesignCandidate& c);
-// {context_tokens, target, candidates, devices, feasible, scored_tuples, removal: [{name,
-// removed, failed}], front: [candidate], best: candidate | null, binding: {constraint, reason}
-// | null}
+// {context_tokens, first_scored_step, target, candidates, devices, feasible, scored_tuples,
+// removal: [{name, removed, failed}], front: [candidate], best: candidate | null, binding:
+// {constraint, reason} | null}
 Json to_json(const DesignResult& r);
 
 }  // namespace lightsim::prism

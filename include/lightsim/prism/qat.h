@@ -83,9 +83,16 @@ double qat_epoch(const QatData& data, const QatOptions& options, std::vector<flo
 double measure_score_noise(const AcceleratorSpec& a, std::uint64_t seed, int rows = 256,
                            int queries = 64);
 
-// Registers "qat" in the kv_projection family: PCA initialisation, then train_qat with
-// `options` on the head's first `train_fraction` of decode steps at the default block layout
-// (kv::BlockOptions{}); the remaining steps are the held-out part.
+// The "qat" projection fitter: PCA initialisation, then train_qat with `options` on the head's
+// first qat_training_steps(steps, train_fraction) decode steps at the block layout `blocks`;
+// the remaining steps are the held-out part (kv::EvalOptions::first_step).
+kv::ProjectionFitter qat_projection(const QatOptions& options, double train_fraction = 0.5,
+                                    const kv::BlockOptions& blocks = {});
+// The decode steps QAT trains on: floor(train_fraction x steps), at least 1.
+std::size_t qat_training_steps(std::size_t steps, double train_fraction = 0.5);
+
+// Registers qat_projection(options, train_fraction) as "qat" in the kv_projection family (at
+// the default block layout, kv::BlockOptions{}).
 void register_qat_projection(kv::ProjectionFamily& family, const QatOptions& options,
                              double train_fraction = 0.5);
 

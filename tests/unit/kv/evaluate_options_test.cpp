@@ -198,6 +198,44 @@ struct RegisteredFamilies {
   }
 };
 
+// Scoring from first_step on is scoring a cache that holds only those decode queries: the
+// skipped steps leave no trace (no sample, no traffic, no union), and a first step at or past
+// the last is refused.
+TEST(KvEvaluate, FirstStepScoresOnlyTheLaterDecodeSteps) {
+  Context ctx(ContextOptions{.seed = 3, .threads = 2});
+  const KvCache full = test::small_kv_cache(ctx);
+  const KvGeometry& g = full.geometry();
+  ASSERT_GE(g.steps, 3u);
+  const std::size_t first = 2;
+  KvGeometry later_g = g;
+  later_g.steps = g.steps - first;
+  std::vector<float> queries;
+  for (std::size_t l = 0; l < g.layers; ++l)
+    for (std::size_t q = 0; q < g.q_heads; ++q) {
+      const float* row = full.query_data().data() + ((l * g.q_heads + q) * g.steps) * g.head_dim;
+      queries.insert(queries.end(), row + first * g.head_dim, row + g.steps * g.head_dim);
+    }
+  KvCache later(later_g, full.key_data(), full.value_data(), std::move(queries));
+  later.layer_ids = full.layer_ids;
+  later.rope_base = full.rope_base;
+  later.needles = full.needles;
+  const std::vector<ScorerSetup> setups{{"sig", signature_scorer(own_pca(8))},
+                                        {"mean", mean_key_scorer({})}};
+  EvalOptions o = eval_options();
+  const EvalReport ref = evaluate(later, setups, o, ctx);
+  o.first_step = first;
+  const EvalReport r = evaluate(full, setups, o, ctx);
+  EXPECT_EQ(r.steps, g.steps - first);
+  for (std::size_t i = 0; i < setups.size(); ++i)
+    for (std::size_t ki = 0; ki < o.ks.size(); ++ki) {
+      expect_same(r.scorers[i].per_k[ki], ref.scorers[i].per_k[ki]);
+      EXPECT_EQ(r.scorers[i].per_k[ki].recall.n, g.layers * g.kv_heads * (g.steps - first));
+      EXPECT_EQ(r.scorers[i].per_k[ki].bytes_per_step, ref.scorers[i].per_k[ki].bytes_per_step);
+    }
+  o.first_step = g.steps;
+  EXPECT_THROW((void)evaluate(full, setups, o, ctx), InputError);
+}
+
 TEST(KvResolveScorers, NamesProjectionsAndAll) {
   const RegisteredFamilies r;
   const auto setups = r.resolve({"exact", "signature:random"});
