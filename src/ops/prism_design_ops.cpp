@@ -3,6 +3,7 @@
 // feasible design" with the binding constraint.
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 #include <ostream>
@@ -38,8 +39,9 @@ DesignOpResult evaluate_design(const PrismDesignRequest& q, Env& env) {
       config::find_named(q.design, prism::PrismDesignSpec::preset_dir, env.load, "prism design"),
       env.load);
   env.inputs_read();
-  // The workload's cache, scored after the search: refused before the search starts.
-  kv::require_generator_memory(spec.workload, env.ctx.memory_budget());
+  // The workload's cache at its longest context (the caches are generated one at a time and
+  // the workload's own is kept: at most two at once), refused before the search starts.
+  kv::require_generator_memory(prism::longest_design_workload(spec), env.ctx.memory_budget());
   return {q.design, prism::search_designs(spec, env.ctx)};
 }
 
@@ -79,6 +81,14 @@ void print_design(const DesignOpResult& o, std::ostream& out) {
              "{:.4g}, cheapest by {}\n",
              o.name, r.candidates, r.devices, r.context, prism::to_string(r.target.metric),
              r.target.recall, prism::to_string(r.target.cheapest_by));
+  if (r.contexts.size() > 1)
+    fmt::print(out,
+               "  contexts {} tokens: each design judged by its worst (lowest recall, highest "
+               "cost)\n",
+               fmt::join(r.contexts, ", "));
+  if (r.first_step > 0)
+    fmt::print(out, "  recall scored on decode steps {} on (the earlier ones train qat)\n",
+               r.first_step);
   fmt::print(out, "  feasible {} ({} distinct recall tuples scored)\n", r.feasible,
              r.scored_tuples);
   fmt::print(out, "  removed by (first failed constraint)  failed (of those checked)\n");
@@ -91,6 +101,13 @@ void print_design(const DesignOpResult& o, std::ostream& out) {
     print_figures(b, out);
     fmt::print(out, "  of its static power, the bias lock's relocks: {:.4g} W\n",
                b.figures->lock_power);
+    if (b.figures->by_context.size() > 1)
+      for (const prism::DesignContextFigures& t : b.figures->by_context)
+        fmt::print(out,
+                   "  at {:>8} tokens: recall {:.4f}, mass {:.4f} (ideal {:.4f}), {:.4g} "
+                   "nJ/query, {:.4g} us/step, {} pass(es)\n",
+                   t.tokens, t.recall, t.mass_recall, t.ideal_mass_recall, t.energy_per_query * 1e9,
+                   t.latency_per_step * 1e6, t.passes);
     fmt::print(out, "  margins to each limit:\n");
     for (const prism::DesignConstraint& k : b.constraints)
       fmt::print(out, "    {:<16} {:>+12.4g} {:<5} ({:.4g} {} {} {:.4g} {})\n", k.name, k.margin,

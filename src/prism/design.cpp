@@ -310,33 +310,49 @@ void score_recall(const PrismDesignSpec& spec, const Axes& axes, DesignResult& r
     if (c.feasible)
       groups[layout_of(c.variables)][recall_key(c.variables, k_matters)].push_back(c.index);
   if (groups.empty()) return;
-  ctx.log().info("prism design: generating the {}-token cache", spec.workload.tokens);
-  r.cache = std::make_shared<const kv::KvCache>(kv::generate_kv_cache(spec.workload, ctx));
   std::vector<std::int64_t> ks(axes.k.begin(), axes.k.end());
   std::sort(ks.begin(), ks.end());
   ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
-  for (const auto& [layout, tuples] : groups) {
-    ctx.throw_if_cancelled("prism design");
-    // One Prism scorer per distinct tuple, after the ideal scorer (setup 0).
-    std::vector<AcceleratorSpec> accelerators;
-    std::vector<const std::vector<std::size_t>*> members{nullptr};
-    for (const auto& [key, idx] : tuples) {
-      accelerators.push_back(design_accelerator(spec, r.all[idx.front()].variables));
-      members.push_back(&idx);
-    }
-    r.scored_tuples += accelerators.size();
-    const kv::EvalReport rep = score_layout(*r.cache, layout, ks, accelerators, ctx, r.first_step);
-    for (std::size_t s = 1; s < members.size(); ++s)
-      for (std::size_t i : *members[s]) {
-        DesignCandidate& c = r.all[i];
-        const auto ki = static_cast<std::size_t>(
-            std::find(ks.begin(), ks.end(), c.variables.top_k) - ks.begin());
-        const kv::KMetrics& m = rep.scorers[s].per_k[ki];
-        c.figures->recall = m.recall.mean;
-        c.figures->mass_recall = m.mass_recall.mean;
-        c.figures->ideal_recall = rep.scorers[0].per_k[ki].recall.mean;
-        c.figures->ideal_mass_recall = rep.scorers[0].per_k[ki].mass_recall.mean;
+  for (std::size_t t = 0; t < r.contexts.size(); ++t) {
+    // One cache per context, in turn; the workload's own is kept (DesignResult::cache).
+    kv::KvGeneratorSpec workload = spec.workload;
+    workload.tokens = r.contexts[t];
+    ctx.log().info("prism design: generating the {}-token cache", workload.tokens);
+    auto cache = std::make_shared<const kv::KvCache>(kv::generate_kv_cache(workload, ctx));
+    if (workload.tokens == spec.workload.tokens) r.cache = cache;
+    for (const auto& [layout, tuples] : groups) {
+      ctx.throw_if_cancelled("prism design");
+      // One Prism scorer per distinct tuple, after the ideal scorer (setup 0).
+      std::vector<AcceleratorSpec> accelerators;
+      std::vector<const std::vector<std::size_t>*> members{nullptr};
+      for (const auto& [key, idx] : tuples) {
+        accelerators.push_back(
+            design_accelerator(spec, r.all[idx.front()].variables, r.contexts[t]));
+        members.push_back(&idx);
       }
+      if (t == 0) r.scored_tuples += accelerators.size();
+      const kv::EvalReport rep = score_layout(*cache, layout, ks, accelerators, ctx, r.first_step);
+      for (std::size_t s = 1; s < members.size(); ++s)
+        for (std::size_t i : *members[s]) {
+          DesignFigures& f = *r.all[i].figures;
+          const auto ki = static_cast<std::size_t>(
+              std::find(ks.begin(), ks.end(), r.all[i].variables.top_k) - ks.begin());
+          const kv::KMetrics& m = rep.scorers[s].per_k[ki];
+          const kv::KMetrics& ideal = rep.scorers[0].per_k[ki];
+          DesignContextFigures& at = f.by_context[t];
+          at.recall = m.recall.mean;
+          at.mass_recall = m.mass_recall.mean;
+          at.ideal_recall = ideal.recall.mean;
+          at.ideal_mass_recall = ideal.mass_recall.mean;
+          // The lowest over the contexts (the first context sets them).
+          const bool first = t == 0;
+          f.recall = first ? at.recall : std::min(f.recall, at.recall);
+          f.mass_recall = first ? at.mass_recall : std::min(f.mass_recall, at.mass_recall);
+          f.ideal_recall = first ? at.ideal_recall : std::min(f.ideal_recall, at.ideal_recall);
+          f.ideal_mass_recall =
+              first ? at.ideal_mass_recall : std::min(f.ideal_mass_recall, at.ideal_mass_recall);
+        }
+    }
   }
 }
 
@@ -400,7 +416,26 @@ std::vector<DesignVariables> enumerate_designs(const PrismDesignSpec& spec) {
   return out;
 }
 
+std::vector<std::int64_t> design_contexts(const PrismDesignSpec& spec) {
+  std::vector<std::int64_t> t = spec.contexts;
+  t.push_back(spec.workload.tokens);
+  std::sort(t.begin(), t.end());
+  t.erase(std::unique(t.begin(), t.end()), t.end());
+  return t;
+}
+
+kv::KvGeneratorSpec longest_design_workload(const PrismDesignSpec& spec) {
+  kv::KvGeneratorSpec w = spec.workload;
+  w.tokens = design_contexts(spec).back();
+  return w;
+}
+
 AcceleratorSpec design_accelerator(const PrismDesignSpec& spec, const DesignVariables& v) {
+  return design_accelerator(spec, v, spec.workload.tokens);
+}
+
+AcceleratorSpec design_accelerator(const PrismDesignSpec& spec, const DesignVariables& v,
+                                   std::int64_t tokens) {
   AcceleratorSpec a = spec.accelerator;
   a.device.ring.radius = Length::si(v.ring_radius);
   a.device.ring.q_loaded = v.q_loaded;
@@ -422,7 +457,7 @@ AcceleratorSpec design_accelerator(const PrismDesignSpec& spec, const DesignVari
   a.programming.block_tokens = v.block_tokens;
   a.programming.kv_heads = static_cast<int>(spec.workload.kv_heads);
   a.selection.top_k = v.top_k;
-  const std::int64_t blocks = (spec.workload.tokens + v.block_tokens - 1) / v.block_tokens;
+  const std::int64_t blocks = (tokens + v.block_tokens - 1) / v.block_tokens;
   a.logical_rows = static_cast<int>(blocks);
   return a;
 }
@@ -437,7 +472,10 @@ DesignResult search_designs(const PrismDesignSpec& spec, Context& ctx) {
   std::size_t devices = 1;
   for (std::size_t a = 0; a < kDeviceAxes; ++a) devices *= sizes[a];
   const std::size_t per_device = n / devices;
-  DesignResult r{.candidates = n, .target = spec.target, .context = spec.workload.tokens};
+  DesignResult r{.candidates = n,
+                 .target = spec.target,
+                 .context = spec.workload.tokens,
+                 .contexts = design_contexts(spec)};
   if (std::find(axes.projection.begin(), axes.projection.end(), "qat") != axes.projection.end())
     r.first_step =
         qat_training_steps(static_cast<std::size_t>(spec.workload.steps), kQatTrainFraction);
@@ -461,26 +499,48 @@ DesignResult search_designs(const PrismDesignSpec& spec, Context& ctx) {
         c.removed_by = k.name;
         return;
       }
-    const AcceleratorSpec a = design_accelerator(spec, c.variables);
-    const CostReport cr = cost(a);
-    const LockPower lp = lock_power(a, cr);
-    for (DesignConstraint& k : system_constraints(a, cr, lp)) {
-      if (!k.passed && c.removed_by.empty()) c.removed_by = k.name;
-      c.constraints.push_back(std::move(k));
-    }
-    if (!c.removed_by.empty()) return;
-    c.feasible = true;
+    // The system constraints and costs at every context; each constraint is kept at the
+    // context where its margin is smallest, each cost at the context where it is highest.
+    const std::size_t device_count = c.constraints.size();
     const int layers = static_cast<int>(spec.workload.model_layers);
-    // The lock's power is static (it runs whether or not queries arrive): its share per query
-    // at the full system rate, like the cost model's static items.
-    c.figures = DesignFigures{.energy_per_query = cr.total_energy + lp.power / cr.system_qps,
-                              .latency_per_query = cr.timeline.latency,
-                              .latency_per_step = layers * cr.timeline.latency,
-                              .query_interval = cr.timeline.interval,
-                              .static_power = cr.static_power_total + lp.power,
-                              .lock_power = lp.power,
-                              .area = cr.area_total,
-                              .passes = cr.timeline.passes};
+    DesignFigures f;
+    for (std::size_t t = 0; t < r.contexts.size(); ++t) {
+      const AcceleratorSpec a = design_accelerator(spec, c.variables, r.contexts[t]);
+      const CostReport cr = cost(a);
+      const LockPower lp = lock_power(a, cr);
+      std::vector<DesignConstraint> sys = system_constraints(a, cr, lp);
+      for (std::size_t k = 0; k < sys.size(); ++k) {
+        if (r.contexts.size() > 1) sys[k].message += fmt::format(" (at {} tokens)", r.contexts[t]);
+        if (t == 0)
+          c.constraints.push_back(std::move(sys[k]));
+        else if (DesignConstraint& kept = c.constraints[device_count + k];
+                 (kept.passed && !sys[k].passed) ||
+                 (kept.passed == sys[k].passed && sys[k].margin < kept.margin))
+          kept = std::move(sys[k]);
+      }
+      // The lock's power is static (it runs whether or not queries arrive): its share per
+      // query at the full system rate, like the cost model's static items.
+      const DesignContextFigures at{.tokens = r.contexts[t],
+                                    .energy_per_query = cr.total_energy + lp.power / cr.system_qps,
+                                    .latency_per_step = layers * cr.timeline.latency,
+                                    .passes = cr.timeline.passes};
+      f.energy_per_query = std::max(f.energy_per_query, at.energy_per_query);
+      f.latency_per_query = std::max(f.latency_per_query, cr.timeline.latency);
+      f.latency_per_step = std::max(f.latency_per_step, at.latency_per_step);
+      f.query_interval = std::max(f.query_interval, cr.timeline.interval);
+      f.static_power = std::max(f.static_power, cr.static_power_total + lp.power);
+      f.lock_power = std::max(f.lock_power, lp.power);
+      f.area = std::max(f.area, cr.area_total);
+      f.passes = std::max(f.passes, cr.timeline.passes);
+      f.by_context.push_back(at);
+    }
+    for (std::size_t k = device_count; k < c.constraints.size(); ++k)
+      if (!c.constraints[k].passed) {
+        c.removed_by = c.constraints[k].name;
+        return;
+      }
+    c.feasible = true;
+    c.figures = std::move(f);
   });
   for (const char* name : kConstraints) {
     ConstraintCount cc{.name = name};

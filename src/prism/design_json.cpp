@@ -51,6 +51,17 @@ Json design_candidate_json(const DesignCandidate& c) {
                     {"lock_power_w", f.lock_power},
                     {"area_m2", f.area},
                     {"passes", f.passes}};
+    Json by = Json::array();
+    for (const DesignContextFigures& t : f.by_context)
+      by.push_back({{"tokens", t.tokens},
+                    {"recall", t.recall},
+                    {"mass_recall", t.mass_recall},
+                    {"ideal_recall", t.ideal_recall},
+                    {"ideal_mass_recall", t.ideal_mass_recall},
+                    {"energy_per_query_j", t.energy_per_query},
+                    {"latency_per_step_s", t.latency_per_step},
+                    {"passes", t.passes}});
+    j["figures"]["by_context"] = by;
   }
   Json cs = Json::array();
   for (const DesignConstraint& k : c.constraints)
@@ -73,6 +84,7 @@ Json to_json(const DesignResult& r) {
   Json front = Json::array();
   for (std::size_t i : r.front) front.push_back(design_candidate_json(r.all[i]));
   Json j{{"context_tokens", r.context},
+         {"contexts", r.contexts},
          {"first_scored_step", r.first_step},
          {"target",
           {{"metric", to_string(r.target.metric)},

@@ -105,6 +105,11 @@ void PrismDesignSpec::describe(config::Schema<PrismDesignSpec>& s) {
           "context");
   s.field("projection", &S::projection, "kv_projection fitted once per head and d")
       .one_of({"pca", "pca_qk", "random", "first", "qat"});
+  s.field("contexts", &S::contexts,
+          "further contexts in tokens the design must serve beside workload.tokens: every "
+          "candidate is checked and scored at each and judged by its worst (lowest recall, "
+          "highest cost); empty = workload.tokens alone")
+      .range(std::int64_t{1}, std::int64_t{1} << 24);
   s.field("space", &S::space, "the free variables");
   s.field("target", &S::target, "recall target and cost to minimise");
   s.rule([](const S& v) -> std::optional<std::string> {

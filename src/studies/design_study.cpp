@@ -143,8 +143,8 @@ void add_design_study(Registry& registry) {
                           .evaluate = evaluate,
                           // The cache the search and the GPU baselines score on.
                           .require_memory = [](const DesignStudySpec& s, std::uint64_t budget) {
-                            support::require_cache_memory(s.design.workload, budget,
-                                                          "design.workload");
+                            support::require_cache_memory(prism::longest_design_workload(s.design),
+                                                          budget, "design.workload");
                           }});
 }
 

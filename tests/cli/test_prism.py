@@ -249,6 +249,51 @@ target: {metric: mass_recall, recall: 0.5}
         self.assertInputError(run("prism", "design", str(spec), "--set", "workload.steps=1"),
                               "workload.steps")
 
+    def test_several_contexts_judge_each_design_by_its_worst(self):
+        # contexts: each candidate checked and scored at 4K and 16K; its figures are the lowest
+        # recall and highest cost of the two, each constraint at its smaller margin, and each
+        # context's figures are those of a search at that context alone.
+        both = run("prism", "design", str(self.design("{weight_bits: [4, 8]}")), "--set",
+                   "contexts=[16384]", "--json")
+        self.assertExit(both, 0)
+        j = both.json()
+        self.assertEqual(j["contexts"], [4096, 16384])
+        alone = {}
+        for t in (4096, 16384):
+            r = run("prism", "design", str(self.design("{weight_bits: [4, 8]}")), "--set",
+                    f"workload.tokens={t}", "--json")
+            self.assertExit(r, 0)
+            self.assertEqual(r.json()["contexts"], [t])
+            alone[t] = {c["index"]: c for c in r.json()["front"]}
+        self.assertTrue(j["front"])
+        for c in j["front"]:
+            f, by = c["figures"], c["figures"]["by_context"]
+            self.assertEqual([b["tokens"] for b in by], [4096, 16384])
+            for b in by:
+                one = alone[b["tokens"]].get(c["index"])
+                if one is None:
+                    continue  # dominated at that context alone
+                for key in ("mass_recall", "recall", "energy_per_query_j"):
+                    self.assertEqual(b[key], one["figures"][key], key)
+                margins = {k["name"]: k["margin"] for k in one["constraints"]}
+                for k in c["constraints"]:
+                    if k["margin"] is not None and margins.get(k["name"]) is not None:
+                        self.assertLessEqual(k["margin"], margins[k["name"]], k["name"])
+            self.assertEqual(f["mass_recall"], min(b["mass_recall"] for b in by))
+            self.assertEqual(f["recall"], min(b["recall"] for b in by))
+            self.assertEqual(f["energy_per_query_j"], max(b["energy_per_query_j"] for b in by))
+            self.assertEqual(f["latency_per_step_s"], max(b["latency_per_step_s"] for b in by))
+        # Recall falls with the context here, so the longer one binds.
+        self.assertLess(j["front"][0]["figures"]["by_context"][1]["mass_recall"],
+                        j["front"][0]["figures"]["by_context"][0]["mass_recall"])
+        # A context beside the workload's own that repeats it changes nothing.
+        same = run("prism", "design", str(self.design("{weight_bits: [4, 8]}")), "--set",
+                   "contexts=[4096]", "--json")
+        plain = run("prism", "design", str(self.design("{weight_bits: [4, 8]}")), "--json")
+        self.assertEqual(same.json(), plain.json())
+        self.assertInputError(run("prism", "design", str(self.design("{weight_bits: [4]}")),
+                                  "--set", "contexts=[0]"), "contexts")
+
     def test_a_bad_space_key_is_exit_2_naming_it(self):
         r = run("prism", "design", str(self.design("{radius: [10 um]}")))
         self.assertInputError(r, "radius")

@@ -15,6 +15,11 @@
 // per distinct selection-relevant tuple (every axis but chips and top_k: fan-out scales the laser
 // so each chip receives the same power, and k does not change the scores), all ks in one
 // kv::evaluate per layout (dim, block_tokens, projection).
+// Contexts (PrismDesignSpec::contexts): the system constraints and the costs are computed at
+// every context and recall scored on the workload regenerated at each; a constraint failing at
+// any context removes the candidate, each constraint is reported at its smallest margin, and
+// the figures are the worst over the contexts (lowest recall, highest cost), with every
+// context's own in DesignFigures::by_context.
 #pragma once
 
 #include <cstdint>
@@ -78,6 +83,10 @@ struct PrismDesignSpec {
   // The kv_projection fitted once per head and layout, shared by candidates (the default of
   // space.projection).
   std::string projection = "pca";
+  // Further contexts (tokens) the design must serve beside workload.tokens: every candidate is
+  // checked and scored at each (the workload's cache regenerated at that length), and judged by
+  // its worst context (DesignFigures). Empty: workload.tokens alone.
+  std::vector<std::int64_t> contexts{};
   DesignSpaceSpec space{};
   DesignTargetSpec target{};
   static void describe(config::Schema<PrismDesignSpec>& s);
@@ -120,6 +129,17 @@ struct DesignConstraint {
   std::string unit{}, sense{}, message{};
 };
 
+// One candidate at one context (PrismDesignSpec::contexts).
+struct DesignContextFigures {
+  std::int64_t tokens = 0;
+  double recall = 0, mass_recall = 0, ideal_recall = 0, ideal_mass_recall = 0;
+  double energy_per_query = 0;  // J
+  double latency_per_step = 0;  // s
+  int passes = 1;
+};
+
+// A candidate's figures over its contexts: each recall figure the lowest, each cost the highest
+// of its contexts (the worst context binds; with one context, that context's figures).
 struct DesignFigures {
   double recall = 0, mass_recall = 0;  // mean over heads x steps
   // The same projection (d, block size, k) scored exactly, with no hardware: what the
@@ -135,6 +155,7 @@ struct DesignFigures {
   double lock_power = 0;         // W, the bias lock's relocks (lock_power.h), all rings
   double area = 0;               // m^2, all chips
   int passes = 1;
+  std::vector<DesignContextFigures> by_context{};  // ascending tokens (the search's contexts)
 };
 
 struct DesignCandidate {
@@ -163,7 +184,8 @@ struct DesignResult {
   // When there is no best: the binding constraint and why it is binding.
   std::string binding{}, binding_reason{};
   DesignTargetSpec target{};
-  std::int64_t context = 0;
+  std::int64_t context = 0;              // workload.tokens
+  std::vector<std::int64_t> contexts{};  // every context scored, ascending (context among them)
   // The first decode step scored: 0, or with a "qat" projection in the space the steps it
   // trains on (qat_training_steps of workload.steps), held out of every layout's figures so
   // projections are compared on the same steps.
@@ -187,20 +209,30 @@ kv::EvalReport score_layout(const kv::KvCache& cache, const DesignLayout& layout
 
 // Every candidate of `spec` in enumeration order (variables only).
 std::vector<DesignVariables> enumerate_designs(const PrismDesignSpec& spec);
-// The base accelerator with a candidate's variables applied at the workload's context.
+// The base accelerator with a candidate's variables applied at a context of `tokens` (logical
+// rows = its blocks); without `tokens`, at the workload's context.
+AcceleratorSpec design_accelerator(const PrismDesignSpec& spec, const DesignVariables& v,
+                                   std::int64_t tokens);
 AcceleratorSpec design_accelerator(const PrismDesignSpec& spec, const DesignVariables& v);
+// workload.tokens and spec.contexts, sorted, without repeats.
+std::vector<std::int64_t> design_contexts(const PrismDesignSpec& spec);
+// The workload at the longest of design_contexts (the largest cache the search generates: the
+// memory estimate's input).
+kv::KvGeneratorSpec longest_design_workload(const PrismDesignSpec& spec);
 
 // The search (see the contract above). Deterministic for ctx's seed and any thread count.
 DesignResult search_designs(const PrismDesignSpec& spec, Context& ctx);
 
 std::string to_string(DesignMetric m);
 std::string to_string(DesignCost c);
-// {index, variables, feasible, removed_by, figures (feasible only), constraints: [{name, passed,
+// {index, variables, feasible, removed_by, figures (feasible only; with by_context: [{tokens,
+// recall, mass_recall, ideal_recall, ideal_mass_recall, energy_per_query_j, latency_per_step_s,
+// passes}]), constraints: [{name, passed,
 // value, limit, margin (null when undefined), unit, sense, message}]}
 Json design_candidate_json(const DesignCandidate& c);
-// {context_tokens, first_scored_step, target, candidates, devices, feasible, scored_tuples,
-// removal: [{name, removed, failed}], front: [candidate], best: candidate | null, binding:
-// {constraint, reason} | null}
+// {context_tokens, contexts, first_scored_step, target, candidates, devices, feasible,
+// scored_tuples, removal: [{name, removed, failed}], front: [candidate], best: candidate | null,
+// binding: {constraint, reason} | null}
 Json to_json(const DesignResult& r);
 
 }  // namespace lightsim::prism
