@@ -314,9 +314,10 @@ class PrismDesignStudy(CliTest):
         files = []
         for threads in (1, 2):
             out = self.tmp / f"t{threads}"
-            # 32 blocks of 128 tokens, k = 8 (at k >= the blocks every selector is exact).
+            # 32 blocks of 128 tokens, k = 8 (at k >= the blocks every selector is exact); 2
+            # steps: the QAT projection of qwen-128k trains on one and is scored on the other.
             r = run("--threads", threads, "study", "run", "prism_design", "--quick",
-                    "--set", "design.workload.tokens=4096", "--set", "design.workload.steps=1",
+                    "--set", "design.workload.tokens=4096", "--set", "design.workload.steps=2",
                     "--set", "design.space.top_k=[8]", "--set", "baselines.batches=[1,8]",
                     "--set", "baselines.gpus=[h100]", "--set", 'robustness.profile=""',
                     "--out", out, "-q", timeout=600)
