@@ -1,6 +1,7 @@
 // The FAISS IVF-PQ index (ivfpq.h).
 #include "lightsim/kv/ivfpq.h"
 
+#include <dlfcn.h>
 #include <faiss/IndexFlat.h>
 #include <faiss/IndexIVFPQ.h>
 #include <faiss/impl/AuxIndexStructures.h>
@@ -26,9 +27,29 @@ using FaissIdx = faiss::Index::idx_t;
 // each index runs on the calling thread only: nested teams would oversubscribe the cores, and
 // OpenMP's spinning barriers stall when the cores are shared (a 3 s unit test took 70 s at load
 // 20). omp_set_num_threads changes the calling thread's ICV only; the guard restores it.
+//
+// FAISS's k-means and PQ training spend most of their time in the BLAS sgemm (perf, 2026-12-04:
+// 61 % of the prism_design study). scripts/packages.txt installs OpenBLAS's serial build as
+// libblas.so.3; a machine whose libblas.so.3 is OpenBLAS's pthread build would start its own
+// team inside each sgemm, so the first guard also pins OpenBLAS to one thread when it is the
+// BLAS loaded (openblas_set_num_threads, looked up at run time: netlib's BLAS has no such
+// symbol, and then nothing is called). OpenBLAS's OpenMP build follows omp_set_num_threads.
+void pin_openblas_to_one_thread() {
+  static const bool pinned = [] {
+    using SetThreads = void (*)(int);
+    void* symbol = dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
+    if (symbol != nullptr) reinterpret_cast<SetThreads>(symbol)(1);
+    return symbol != nullptr;
+  }();
+  static_cast<void>(pinned);
+}
+
 class SingleThreadedOmp {
  public:
-  SingleThreadedOmp() : saved_(omp_get_max_threads()) { omp_set_num_threads(1); }
+  SingleThreadedOmp() : saved_(omp_get_max_threads()) {
+    pin_openblas_to_one_thread();
+    omp_set_num_threads(1);
+  }
   ~SingleThreadedOmp() { omp_set_num_threads(saved_); }
   SingleThreadedOmp(const SingleThreadedOmp&) = delete;
   SingleThreadedOmp& operator=(const SingleThreadedOmp&) = delete;

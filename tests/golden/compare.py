@@ -2,8 +2,9 @@
 
 A JSON path names one value: `$` is the document, `.key` a member, `[3]` an element, e.g.
 `$.rows[3].energy_pj`. A pattern is a path whose components may be `*` (any one member or
-element, `[*]` for elements) or `**` (any number of components, none included), e.g.
-`$.**.wall_time_s` or `$.points[*].seconds`.
+element, `[*]` for elements), `[A-B]` (an element whose index is A to B, both included) or
+`**` (any number of components, none included), e.g. `$.**.wall_time_s`,
+`$.points[*].seconds` or `$.tables[3].rows[18-23][5]`.
 
 Rules (the `ignore` and `tolerance` lists of a case in cases.json):
   {"path": PATTERN, "reason": "..."}                               ignore the value(s) there
@@ -19,7 +20,8 @@ import re
 DEFAULT_REL = 1e-9
 DEFAULT_ABS = 1e-20
 
-_TOKEN = re.compile(r"\.([^.\[\]]+)|\[(\*|\d+)\]")
+_TOKEN = re.compile(r"\.([^.\[\]]+)|\[(\*|\d+|\d+-\d+)\]")
+_RANGE = re.compile(r"\[(\d+)-(\d+)\]")
 
 
 def parse_path(text):
@@ -32,6 +34,9 @@ def parse_path(text):
         if not match:
             raise ValueError(f"JSON path {text!r}: cannot read from position {pos}")
         parts.append(match.group(1) if match.group(1) is not None else f"[{match.group(2)}]")
+        bounds = _RANGE.fullmatch(parts[-1])
+        if bounds and int(bounds.group(1)) > int(bounds.group(2)):
+            raise ValueError(f"JSON path {text!r}: range {parts[-1]} runs backwards")
         pos = match.end()
     return parts
 
@@ -54,6 +59,9 @@ def matches(pattern, parts):
         ok = not part.startswith("[")
     elif head == "[*]":
         ok = part.startswith("[")
+    elif _RANGE.fullmatch(head):
+        low, high = (int(v) for v in _RANGE.fullmatch(head).groups())
+        ok = part.startswith("[") and part[1:-1].isdigit() and low <= int(part[1:-1]) <= high
     else:
         ok = head == part
     return ok and matches(rest, parts[1:])

@@ -30,6 +30,17 @@ class Paths(unittest.TestCase):
         self.assertTrue(matches(parse_path("$.rows[*].x"), parse_path("$.rows[7].x")))
         self.assertFalse(matches(parse_path("$.rows[*].x"), parse_path("$.rows.a.x")))
 
+    def test_index_ranges_include_both_ends_and_nothing_else(self):
+        pattern = parse_path("$.rows[18-23][5]")
+        self.assertTrue(matches(pattern, parse_path("$.rows[18][5]")))
+        self.assertTrue(matches(pattern, parse_path("$.rows[23][5]")))
+        self.assertFalse(matches(pattern, parse_path("$.rows[17][5]")))
+        self.assertFalse(matches(pattern, parse_path("$.rows[24][5]")))
+        self.assertFalse(matches(pattern, parse_path("$.rows[20][4]")))
+        self.assertFalse(matches(pattern, parse_path("$.rows.a[5]")))
+        with self.assertRaises(ValueError):
+            parse_path("$.rows[5-2]")
+
 
 class Compare(unittest.TestCase):
     def test_equal_documents_agree(self):
