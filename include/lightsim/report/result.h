@@ -108,6 +108,16 @@ struct NamedCell {
   Cell value;
 };
 
+// A preset of a --config-path folder that shadowed a file of the same name the run would
+// otherwise have read (config::shadowed_presets): the run read `used`, never `shadowed`.
+struct ShadowedPreset {
+  std::string name;      // "<folder>/<name>", e.g. "devices/tfln_q1e4"
+  std::string kind;      // the preset folder, e.g. "devices"
+  std::string used;      // the file read
+  std::string shadowed;  // the file of the same name in a later root, not read
+  bool operator==(const ShadowedPreset&) const = default;
+};
+
 struct StudyResult {
   std::string study;         // identifier [a-z0-9_]+; the file is <study>.json
   std::string title;         // one line, shown as the section heading
@@ -115,6 +125,9 @@ struct StudyResult {
   std::string lightsim_version = LIGHTSIM_VERSION;
   std::uint64_t seed = 0;  // seed of every random stream the study drew from
   std::string config;      // the YAML text of the config that produced the result
+  // The presets the run's --config-path folders shadowed (JSON key `shadowed_presets`, absent
+  // when empty): a result computed with a user's copy of a shipped preset says so.
+  std::vector<ShadowedPreset> shadowed_presets;
   std::vector<Claim> claims;
   std::vector<NamedTable> tables;
   std::vector<Chart> charts;

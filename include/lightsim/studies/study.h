@@ -124,9 +124,14 @@ void check_study_memory(const Registry& registry, std::string_view name,
                         const std::filesystem::path& config_file, const config::LoadOptions& load,
                         Size size, std::uint64_t budget_bytes);
 
-// make_input + the registered function. An unknown name is a ConfigError with a suggestion.
+// make_input + the registered function, and the result's shadowed_presets (recorded_shadows).
+// An unknown name is a ConfigError with a suggestion.
 report::StudyResult run_study(const Registry& registry, std::string_view name,
                               const std::filesystem::path& config_file,
                               const config::LoadOptions& load, Size size, Context& ctx);
+
+// The presets load's config roots shadow (config::shadowed_presets) as a result records them
+// (report::StudyResult::shadowed_presets; `reproduce --resume` compares them).
+std::vector<report::ShadowedPreset> recorded_shadows(const config::LoadOptions& load);
 
 }  // namespace lightsim::studies
