@@ -232,8 +232,8 @@ StudyResult result_from_json(const Json& document, std::string_view source) {
   return r;
 }
 
-StudyResult read_result(const std::filesystem::path& file) {
-  StudyResult r = result_from_json(read_json_file(file), file.string());
+StudyResult read_result(const std::filesystem::path& file, const std::atomic<bool>* stop) {
+  StudyResult r = result_from_json(read_json_file(file, stop), file.string());
   if (file.stem().string() != r.study)
     LIGHTSIM_THROW(DataFormatError, "{}: study: '{}' does not match the file name (expected '{}')",
                    file.string(), r.study, file.stem().string());

@@ -19,6 +19,7 @@
 //   report::write_result(out_dir, r);
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -161,6 +162,8 @@ StudyResult result_from_json(const Json& document, std::string_view source);
 std::filesystem::path write_result(const std::filesystem::path& dir, const StudyResult& result);
 
 // Reads and validates a result file; its name must be <study>.json.
-StudyResult read_result(const std::filesystem::path& file);
+// `stop` (a run's stop flag; nullptr = never) is polled during the JSON parse
+// (read_json_file): Interrupted once set.
+StudyResult read_result(const std::filesystem::path& file, const std::atomic<bool>* stop = nullptr);
 
 }  // namespace lightsim::report
