@@ -187,7 +187,7 @@ void run_reproduce(const std::filesystem::path& config_file, bool resume,
   const studies::Size size = studies::parse_size(spec.size);
   for (const std::string& name : studies)
     studies::check_study_memory(registry, name, studies::default_config(name, load), load, size,
-                                ctx.memory_budget());
+                                ctx.memory_budget(), ctx.threads());
   prepare_output_dir(options.out);  // fail before any work when the folder is unusable
 
   ctx.log().info("reproduce: seed {}, size {}, {} thread(s), {} stud{}", ctx.seed(), spec.size,

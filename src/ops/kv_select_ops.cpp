@@ -102,7 +102,8 @@ kv::KvGeneratorSpec load_profile(const std::string& name, const Env& env) {
 
 KvGenerated evaluate_generate(const KvGenerateRequest& q, Env& env) {
   const kv::KvGeneratorSpec spec = load_profile(q.config, env);
-  kv::require_generator_memory(spec, env.ctx.memory_budget());  // before --out is created
+  kv::require_generator_memory(spec, env.ctx.memory_budget(),
+                               env.ctx.threads());  // before --out is created
   LIGHTSIM_CHECK_AS(UsageError, !env.out.empty(),
                     "kv generate writes a cache folder: give an output folder (--out)");
   env.inputs_read();
@@ -146,7 +147,8 @@ kv::SelectReport evaluate_select(const KvSelectRequest& q, Env& env) {
   if (names_a_profile(q.cache)) {
     const kv::KvGeneratorSpec spec = load_profile(q.cache, env);
     kv::check_selection(choice, given_ks, eo.blocks, kv::generated_geometry(spec));
-    kv::require_generator_memory(spec, env.ctx.memory_budget());
+    kv::require_generator_memory(spec, env.ctx.memory_budget(), env.ctx.threads(),
+                                 kv::evaluation_thread_bytes(kv::generated_geometry(spec)));
     env.inputs_read();
     return kv::select_blocks(kv::generate_kv_cache(spec, env.ctx), setups, choice, eo,
                              q.budget_bytes, env.ctx);

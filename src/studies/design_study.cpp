@@ -156,17 +156,25 @@ void evaluate(DesignRun& run) {
 }  // namespace
 
 void add_design_study(Registry& registry) {
-  add_study(registry, Definition<DesignStudySpec>{
-                          .name = "prism_design",
-                          .help = "Prism design-space search: feasibility, Pareto front, "
-                                  "cheapest design meeting a recall target (issue 23)",
-                          .title = "Is there a Prism design worth building? The design search",
-                          .evaluate = evaluate,
-                          // The cache the search and the GPU baselines score on.
-                          .require_memory = [](const DesignStudySpec& s, std::uint64_t budget) {
-                            support::require_cache_memory(prism::longest_design_workload(s.design),
-                                                          budget, "design.workload");
-                          }});
+  add_study(registry,
+            Definition<DesignStudySpec>{
+                .name = "prism_design",
+                .help = "Prism design-space search: feasibility, Pareto front, "
+                        "cheapest design meeting a recall target (issue 23)",
+                .title = "Is there a Prism design worth building? The design search",
+                .evaluate = evaluate,
+                // The cache the search and the GPU baselines score on.
+                .require_memory = [](const DesignStudySpec& s, std::uint64_t budget,
+                                     std::size_t threads, const config::LoadOptions& load) {
+                  const kv::KvGeneratorSpec w = prism::longest_design_workload(s.design);
+                  support::require_cache_memory(w, budget, "design.workload", threads);
+                  // The other profile's cache is generated while the search's is
+                  // held (design_robustness.cpp): both at once.
+                  if (!s.robustness.profile.empty())
+                    support::require_cache_memory(
+                        design_detail::robustness_workload(s, load), budget, "robustness.profile",
+                        threads, kv::generated_geometry(s.design.workload).array_bytes());
+                }});
 }
 
 }  // namespace lightsim::studies

@@ -122,10 +122,11 @@ const StudyFunction& find_study(const Registry& registry, std::string_view name)
 
 void check_study_memory(const Registry& registry, std::string_view name,
                         const std::filesystem::path& config_file, const config::LoadOptions& load,
-                        Size size, std::uint64_t budget_bytes) {
+                        Size size, std::uint64_t budget_bytes, std::size_t threads) {
   const StudyFunction& study = find_study(registry, name);
   if (study.check_memory)
-    study.check_memory(make_input(std::string(name), config_file, load, size), budget_bytes);
+    study.check_memory(make_input(std::string(name), config_file, load, size), budget_bytes,
+                       threads);
 }
 
 report::StudyResult run_study(const Registry& registry, std::string_view name,
