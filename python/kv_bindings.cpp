@@ -112,10 +112,16 @@ void bind_kv(py::module_& m, const RegistryPtr& registry) {
         require_finite(keys, "keys");
         require_finite(queries, "queries");
         const config::LoadOptions load = load_options(set, config_path);
-        const std::vector<kv::ScorerSetup> setups = resolve(
-            {scorer}, scorer_options(projection, dim, reps, accelerator, options), *registry, load);
+        const std::vector<std::string> names{scorer};
+        const std::vector<kv::ScorerOption> chosen =
+            scorer_options(projection, dim, reps, accelerator, options);
+        const std::vector<kv::ScorerSetup> setups = resolve(names, chosen, *registry, load);
         load.assignments.require_all_used();  // a `set` key no config read has: InputError
         const kv::BlockLayout layout(tokens, {block_tokens, sink_tokens, recent_tokens});
+        // The options whose ranges depend on the keys (pq_m, nlist, dim, ...): kv select's check.
+        kv::check_scorers(names, chosen, kv::scorer_family(*registry),
+                          {&kv::projection_family(*registry), load},
+                          {tokens, head_dim, layout.blocks(), layout.block_tokens()});
         py::array_t<float> out(
             {static_cast<py::ssize_t>(steps), static_cast<py::ssize_t>(layout.blocks())});
         float* result = out.mutable_data();
@@ -195,7 +201,7 @@ text, dict or cache folder. Query head g reads KV head g // (Hq // H).)doc");
         OperationCall call;
         call.field("cache", py::str(to_path(cache_source).string()));
         call.field("scorer", scorer_names);
-        call.field("k", ks);
+        if (!ks.is_none()) call.field("k", ks);  // None: 8, 16, 32, clipped to the blocks
         call.field("block", block_tokens);
         call.field("sink", sink_tokens);
         call.field("recent", recent_tokens);
@@ -215,11 +221,11 @@ text, dict or cache folder. Query head g reads KV head g // (Hq // H).)doc");
         return to_python(run_operation(*registry, "kv_select", call));
       },
       "cache"_a, "scorers"_a = std::vector<std::string>{"exact", "mean_key", "quest", "signature"},
-      py::kw_only(), "ks"_a = std::vector<std::size_t>{8, 16, 32}, "block_tokens"_a = 128,
-      "sink_tokens"_a = 4, "recent_tokens"_a = 512, "projection"_a = py::none(),
-      "dim"_a = py::none(), "reps"_a = py::none(), "accelerator"_a = py::none(),
-      "options"_a = py::none(), "kv_bytes"_a = 2.0, "budget_bytes"_a = py::none(), "seed"_a = 1,
-      "threads"_a = 0, "set"_a = py::none(), "config_path"_a = py::none(),
+      py::kw_only(), "ks"_a = py::none(), "block_tokens"_a = 128, "sink_tokens"_a = 4,
+      "recent_tokens"_a = 512, "projection"_a = py::none(), "dim"_a = py::none(),
+      "reps"_a = py::none(), "accelerator"_a = py::none(), "options"_a = py::none(),
+      "kv_bytes"_a = 2.0, "budget_bytes"_a = py::none(), "seed"_a = 1, "threads"_a = 0,
+      "set"_a = py::none(), "config_path"_a = py::none(),
       R"doc(Retrieval metrics of block scorers against exact attention: operation kv_select
 (`lightsim kv select --json`, the same JSON; docs/metrics.md; lightsim.kv_select takes its
 request fields by their own names), over every (layer, KV head) of a cache. cache: a cache

@@ -26,10 +26,14 @@ namespace {
 // study's document at this size, as run_study records it) are this run's, and each table's
 // CSV file holds exactly the table. Empty when `out` has no <name>.json (the study runs).
 // A result of another run, or a CSV that differs, is a DataFormatError naming the file: the
-// finished results are never silently mixed with new ones (docs/cli.md, "reproduce").
+// finished results are never silently mixed with new ones (docs/cli.md, "reproduce"). A result
+// whose shadowed_presets (the --config-path presets it read instead of shipped ones) differ
+// from this run's is not complete: empty, so the study runs again (said on the log).
 std::optional<report::StudyResult> kept_result(const std::filesystem::path& out,
                                                const std::string& name,
-                                               const std::string& config_yaml, std::uint64_t seed) {
+                                               const std::string& config_yaml, std::uint64_t seed,
+                                               const std::vector<report::ShadowedPreset>& shadows,
+                                               Context& ctx) {
   const std::filesystem::path file = out / (name + ".json");
   std::error_code ec;
   if (!std::filesystem::exists(file, ec)) return std::nullopt;
@@ -46,6 +50,13 @@ std::optional<report::StudyResult> kept_result(const std::filesystem::path& out,
                     "{}: config: the kept result was computed from another config or size than "
                     "this run's ({})",
                     file.string(), rerun);
+  if (r.shadowed_presets != shadows) {
+    ctx.log().info(
+        "reproduce: {} was computed with {} shadowed preset(s), this run has {} (--config-path): "
+        "not complete, study {} runs again",
+        file.string(), r.shadowed_presets.size(), shadows.size(), name);
+    return std::nullopt;
+  }
   for (const report::NamedTable& t : r.tables) {
     const std::filesystem::path csv = out / fmt::format("{}_{}.csv", name, t.name);
     std::string text;
@@ -176,7 +187,7 @@ void run_reproduce(const std::filesystem::path& config_file, bool resume,
   const studies::Size size = studies::parse_size(spec.size);
   for (const std::string& name : studies)
     studies::check_study_memory(registry, name, studies::default_config(name, load), load, size,
-                                ctx.memory_budget());
+                                ctx.memory_budget(), ctx.threads());
   prepare_output_dir(options.out);  // fail before any work when the folder is unusable
 
   ctx.log().info("reproduce: seed {}, size {}, {} thread(s), {} stud{}", ctx.seed(), spec.size,
@@ -184,11 +195,12 @@ void run_reproduce(const std::filesystem::path& config_file, bool resume,
 
   // --resume: every kept result is checked before anything is written.
   std::vector<std::optional<report::StudyResult>> kept_results(studies.size());
+  const std::vector<report::ShadowedPreset> shadows = studies::recorded_shadows(load);
   for (std::size_t i = 0; resume && i < studies.size(); ++i) {
     const studies::StudyInput in =
         studies::make_input(studies[i], studies::default_config(studies[i], load), load, size);
-    kept_results[i] =
-        kept_result(options.out, studies[i], config::to_yaml(in.document), ctx.seed());
+    kept_results[i] = kept_result(options.out, studies[i], config::to_yaml(in.document), ctx.seed(),
+                                  shadows, ctx);
   }
 
   // The ETA's weights, read before run.json is rewritten.
@@ -216,9 +228,9 @@ void run_reproduce(const std::filesystem::path& config_file, bool resume,
   manifest["config"] = config::to_yaml(document);
   // Presets of --config-path read instead of shipped ones of the same name (config_shadow.h).
   manifest["shadowed_presets"] = Json::array();
-  for (const config::ShadowedPreset& s : config::shadowed_presets(load))
+  for (const report::ShadowedPreset& s : shadows)
     manifest["shadowed_presets"].push_back(
-        {{"name", s.name}, {"used", s.used.string()}, {"shadowed", s.shadowed.string()}});
+        {{"name", s.name}, {"kind", s.kind}, {"used", s.used}, {"shadowed", s.shadowed}});
   write_json_file(options.out / "run.json", manifest);
 
   // Every study at the job's size, each written as soon as it finishes (a later failure or an

@@ -10,6 +10,19 @@
 
 namespace lightsim::kv {
 
+void check_selection(const ScorerChoice& choice, std::span<const std::size_t> ks,
+                     const BlockOptions& blocks, const KvGeometry& cache) {
+  const BlockLayout layout(cache.tokens, blocks);
+  const SummaryGeometry g{cache.tokens, cache.head_dim, layout.blocks(), layout.block_tokens()};
+  for (std::size_t k : ks)
+    require_cache_range("k (--k)", static_cast<std::int64_t>(k), 1,
+                        static_cast<std::int64_t>(layout.blocks()),
+                        fmt::format("{} tokens in {} blocks of {} (--block)", cache.tokens,
+                                    layout.blocks(), layout.block_tokens()));
+  LIGHTSIM_CHECK(choice.scorers != nullptr, "check_selection: no scorer family");
+  check_scorers(choice.labels, choice.options, *choice.scorers, choice.env, g);
+}
+
 SelectReport select_blocks(const KvCache& cache, const std::vector<ScorerSetup>& setups,
                            const ScorerChoice& choice, const EvalOptions& options,
                            std::span<const double> budgets, Context& ctx) {

@@ -1,8 +1,12 @@
 // The FAISS IVF-PQ baseline scorer (scorer.h): an IvfPqIndex (ivfpq.h) over one head's token
 // keys, inner product.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "lightsim/core/error.h"
@@ -113,6 +117,49 @@ BudgetChoice<FaissIvfPqScorerSpec> fit_faiss_ivfpq(const FaissIvfPqScorerSpec& s
       "pq_m = 1 takes {:.6g} B per block ({:.6g} of them the {} fp32 coarse centroids)",
       c.bytes_per_block, per_block(ivfpq_metadata_bytes(nlist, nprobe, 0, g), g), nlist);
   return c;
+}
+
+std::vector<std::int64_t> divisors(std::size_t n) {
+  std::vector<std::int64_t> out;
+  for (std::size_t m = 1; m <= n; ++m)
+    if (n % m == 0) out.push_back(static_cast<std::int64_t>(m));
+  return out;
+}
+
+std::optional<std::string> pq_m_not_dividing(std::string_view where, std::int64_t pq_m,
+                                             std::size_t head_dim) {
+  if (pq_m >= 1 && head_dim % static_cast<std::size_t>(pq_m) == 0) return std::nullopt;
+  return fmt::format(
+      "{}: {} does not divide this cache's head_dim {} (PQ sub-quantizers split the key; "
+      "allowed: {})",
+      where, pq_m, head_dim, fmt::join(divisors(head_dim), ", "));
+}
+
+void check_faiss_ivfpq(const FaissIvfPqScorerSpec& spec, const OptionSources& at,
+                       const SummaryGeometry& g) {
+  const auto tokens = static_cast<std::int64_t>(g.tokens);
+  const auto head_dim = static_cast<std::size_t>(g.head_dim);
+  if (auto message = pq_m_not_dividing(at("pq_m"), spec.pq_m, head_dim)) throw UsageError(*message);
+  require_cache_range(at("nlist"), spec.nlist, 0, tokens,
+                      fmt::format("0 = about 4 sqrt(tokens); at most the {} tokens of a KV head, "
+                                  "the index's training points",
+                                  tokens));
+  const auto nlist = static_cast<std::int64_t>(ivfpq_nlist(spec, g.tokens));
+  // nprobe and retrieve left at their defaults are clipped to what the cache has; given ones
+  // must fit.
+  if (at.given("nprobe"))
+    require_cache_range(
+        at("nprobe"), spec.nprobe, 1, nlist,
+        spec.nlist > 0 ? fmt::format("nlist = {} lists", nlist)
+                       : fmt::format("nlist = {} lists, about 4 sqrt({} tokens)", nlist, tokens));
+  if (at.given("retrieve"))
+    require_cache_range(at("retrieve"), spec.retrieve, 1, tokens,
+                        fmt::format("the {} tokens of a KV head", tokens));
+  std::int64_t max_bits = 0;
+  while (max_bits < 62 && (std::int64_t{2} << max_bits) <= tokens) ++max_bits;
+  require_cache_range(
+      at("pq_nbits"), spec.pq_nbits, 1, max_bits,
+      fmt::format("2^pq_nbits PQ centroids train on the {} tokens of a KV head", tokens));
 }
 
 ScorerMaker faiss_ivfpq_scorer(const FaissIvfPqScorerSpec& spec) {

@@ -155,7 +155,7 @@ FitResult fit_kv_cache(const KvCache& cache, const KvGeneratorSpec& start, const
                       "kv fit: the cache's {} is not finite (NaN or infinite keys or queries)",
                       s.name);
   KvGeneratorSpec spec = geometry_spec(cache, start);
-  require_generator_memory(spec, ctx.memory_budget());
+  require_generator_memory(spec, ctx.memory_budget(), ctx.threads());
 
   // Loss of a candidate: its cache's statistics against the target ones (same order).
   auto evaluate = [&](const KvGeneratorSpec& candidate, std::vector<FitStatistic>* out) {

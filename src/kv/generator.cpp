@@ -2,6 +2,7 @@
 #include "lightsim/kv/generator.h"
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <optional>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "lightsim/core/error.h"
+#include "lightsim/core/input_file.h"
 #include "lightsim/core/memory_budget.h"
 #include "lightsim/core/progress.h"
 
@@ -186,17 +188,34 @@ KvGeometry generated_geometry(const KvGeneratorSpec& sp) {
   return g;
 }
 
-void require_generator_memory(const KvGeneratorSpec& spec, std::uint64_t memory_budget_bytes) {
+std::uint64_t generator_thread_bytes(const KvGeneratorSpec& spec) {
+  return bytes_of(
+      bytes_of(static_cast<std::uint64_t>(spec.tokens), static_cast<std::uint64_t>(spec.key_rank)),
+      sizeof(float));
+}
+
+void require_generator_memory(const KvGeneratorSpec& spec, std::uint64_t memory_budget_bytes,
+                              std::size_t threads, std::uint64_t thread_bytes,
+                              std::uint64_t held_bytes) {
   const KvGeometry g = generated_geometry(spec);
-  require_memory(g.array_bytes(), memory_budget_bytes,
+  const std::uint64_t workers =
+      std::max<std::uint64_t>(1, std::min<std::uint64_t>(threads, g.layers * g.kv_heads));
+  const std::uint64_t per_thread = std::max(generator_thread_bytes(spec), thread_bytes);
+  const std::uint64_t arrays = g.array_bytes();
+  const std::string held =
+      held_bytes > 0 ? fmt::format(", beside ~{} held", format_bytes(held_bytes)) : "";
+  require_memory(add_bytes(add_bytes(arrays, bytes_of(workers, per_thread)), held_bytes),
+                 memory_budget_bytes,
                  fmt::format("a generated KV cache of {} layers x {} KV heads x {} tokens x {} "
-                             "channels",
-                             g.layers, g.kv_heads, g.tokens, g.head_dim));
+                             "channels (~{} of arrays, {} worker thread(s) x ~{} of per-head "
+                             "buffers{})",
+                             g.layers, g.kv_heads, g.tokens, g.head_dim, format_bytes(arrays),
+                             workers, format_bytes(per_thread), held));
 }
 
 KvCache generate_kv_cache(const KvGeneratorSpec& spec, Context& ctx,
                           std::string_view progress_label) {
-  require_generator_memory(spec, ctx.memory_budget());
+  require_generator_memory(spec, ctx.memory_budget(), ctx.threads());
   KvGeneratorSpec sp = spec;
   sp.rope_base = effective_rope_base(spec);
   const KvGeometry g = generated_geometry(sp);

@@ -231,7 +231,16 @@ void write_kv_cache(const std::filesystem::path& out, const KvCache& cache) {
   std::filesystem::remove_all(temp, ec);  // after an exchange: the old cache
 }
 
-KvCache read_kv_cache(const std::filesystem::path& dir, std::uint64_t memory_budget_bytes) {
+namespace {
+
+// A cache folder's manifest and the geometry it declares (validated).
+struct Manifest {
+  Json json;
+  KvGeometry geometry;
+  std::vector<std::size_t> layer_ids;
+};
+
+Manifest read_manifest(const std::filesystem::path& dir) {
   const std::filesystem::path manifest = dir / "manifest.json";
   LIGHTSIM_CHECK_AS(InputError, std::filesystem::is_directory(dir), "{}: no such KV cache folder",
                     dir.string());
@@ -256,6 +265,21 @@ KvCache read_kv_cache(const std::filesystem::path& dir, std::uint64_t memory_bud
   g.tokens = get<std::size_t>(m, "tokens", manifest);
   g.steps = get<std::size_t>(m, "steps", manifest);
   g.validate(manifest.string());
+  return {m, g, layer_ids};
+}
+
+}  // namespace
+
+KvGeometry read_kv_geometry(const std::filesystem::path& dir) {
+  return read_manifest(dir).geometry;
+}
+
+KvCache read_kv_cache(const std::filesystem::path& dir, std::uint64_t memory_budget_bytes) {
+  const std::filesystem::path manifest = dir / "manifest.json";
+  const Manifest read = read_manifest(dir);
+  const Json& m = read.json;
+  const KvGeometry& g = read.geometry;
+  const std::vector<std::size_t>& layer_ids = read.layer_ids;
   const NpyDtype dtype = parse_dtype(get<std::string>(m, "dtype", manifest), manifest);
   const double rope_base = get<double>(m, "rope_base", manifest);
   LIGHTSIM_CHECK_AS(DataFormatError, std::isfinite(rope_base) && rope_base >= 0,

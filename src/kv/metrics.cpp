@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "lightsim/core/error.h"
+#include "lightsim/core/memory_budget.h"
 #include "lightsim/core/parallel.h"
 #include "lightsim/kv/attention.h"
 
@@ -305,6 +306,13 @@ KMetrics summarize(const KvCache& cache, const EvalOptions& o, const BlockLayout
 }
 
 }  // namespace
+
+std::uint64_t evaluation_thread_bytes(const KvGeometry& g) {
+  const std::uint64_t attention = bytes_of(bytes_of(g.group() + 1, g.tokens), sizeof(double));
+  const std::uint64_t scratch =
+      bytes_of(bytes_of(g.tokens, g.head_dim), sizeof(double) + sizeof(float));
+  return add_bytes(attention, scratch);
+}
 
 EvalReport evaluate(const KvCache& cache, const std::vector<ScorerSetup>& setups,
                     const EvalOptions& o, Context& ctx) {

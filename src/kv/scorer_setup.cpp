@@ -142,6 +142,16 @@ std::vector<BudgetFit> fit_scorers(std::span<const std::string> labels,
   return out;
 }
 
+void check_scorers(std::span<const std::string> labels, std::span<const ScorerOption> options,
+                   const ScorerFamily& scorers, const ScorerEnvironment& env,
+                   const SummaryGeometry& geometry) {
+  const ScorerEnvironment bound = bound_environment(env);
+  for (const Choice& c : documents(labels, options, scorers)) {
+    const ScorerFactory& f = scorers.get(c.scorer);
+    if (f.check) f.check(c.document, bound, geometry);
+  }
+}
+
 const ScorerFamily& scorer_family(const Registry& registry) {
   const ScorerFamily* f = registry.find_family<ScorerFactory>(kScorerFamily);
   LIGHTSIM_CHECK(f != nullptr, "the registry has no {} family", kScorerFamily);

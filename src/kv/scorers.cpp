@@ -235,6 +235,44 @@ ProjectionSource learned_projection(std::shared_ptr<const NpyArray> array) {
   return source;
 }
 
+OptionSources OptionSources::spec_keys(std::string prefix) {
+  OptionSources s;
+  s.scorer_ = std::move(prefix);
+  return s;
+}
+
+bool OptionSources::given(std::string_view field) const {
+  return document_ != nullptr && document_->find(field) != nullptr;
+}
+
+std::string OptionSources::operator()(std::string_view field) const {
+  if (document_ == nullptr) return fmt::format("{}{}", scorer_, field);
+  const config::Node* node = document_->find(field);
+  if (node == nullptr) return fmt::format("{} {} (default)", scorer_, field);
+  const config::Location& at = node->location();
+  // A flag's or keyword's location is its own name ("scorer_options.nlist (--nlist)").
+  if (at.line == 0) return at.source;
+  return fmt::format("{}: {}", at.str(), field);
+}
+
+std::string out_of_cache_range(std::string_view where, std::int64_t value, std::int64_t lo,
+                               std::int64_t hi, std::string_view why) {
+  return fmt::format("{}: {} is out of range [{}, {}] for this cache ({})", where, value, lo, hi,
+                     why);
+}
+
+void require_cache_range(std::string_view where, std::int64_t value, std::int64_t lo,
+                         std::int64_t hi, std::string_view why) {
+  if (value < lo || value > hi) throw UsageError(out_of_cache_range(where, value, lo, hi, why));
+}
+
+void check_signature(const SignatureScorerSpec& spec, const OptionSources& at,
+                     const SummaryGeometry& g) {
+  require_cache_range(
+      at("dim"), spec.dim, 1, static_cast<std::int64_t>(g.head_dim),
+      fmt::format("a signature projects the key: at most head_dim = {}", g.head_dim));
+}
+
 std::string projected_label(std::string_view scorer, std::string_view projection, std::size_t dim) {
   return fmt::format("{}:{}:d{}", scorer, projection, dim);
 }
@@ -368,21 +406,31 @@ void register_scorers(ScorerFamily& family) {
              plain<RepKeysScorerSpec>("rep_keys", rep_keys_scorer, fit_rep_keys));
   family.add(
       "signature", "(P q) . (P mean key), d-dim projection",
-      scorer_factory<SignatureScorerSpec>(
-          [](const SignatureScorerSpec& spec, const ScorerEnvironment& env) {
-            LIGHTSIM_CHECK(env.projections != nullptr,
-                           "signature scorer needs the projection family");
-            const auto dim = static_cast<std::size_t>(spec.dim);
-            return ScorerSetup{
-                projected_label("signature", spec.projection, dim),
-                signature_scorer(
-                    projection_source(spec.projection, dim, spec.projection_file, *env.projections),
-                    spec.summary_bytes)};
-          },
-          [](const SignatureScorerSpec& spec, const ScorerEnvironment&, const SummaryGeometry& g,
-             double budget) { return fit_signature(spec, g, budget); }));
-  family.add("faiss_ivfpq", "FAISS IVF-PQ over token keys, inner product (baseline)",
-             plain<FaissIvfPqScorerSpec>("faiss_ivfpq", faiss_ivfpq_scorer, fit_faiss_ivfpq));
+      with_cache_check<SignatureScorerSpec>(
+          scorer_factory<SignatureScorerSpec>(
+              [](const SignatureScorerSpec& spec, const ScorerEnvironment& env) {
+                LIGHTSIM_CHECK(env.projections != nullptr,
+                               "signature scorer needs the projection family");
+                const auto dim = static_cast<std::size_t>(spec.dim);
+                return ScorerSetup{
+                    projected_label("signature", spec.projection, dim),
+                    signature_scorer(projection_source(spec.projection, dim, spec.projection_file,
+                                                       *env.projections),
+                                     spec.summary_bytes)};
+              },
+              [](const SignatureScorerSpec& spec, const ScorerEnvironment&,
+                 const SummaryGeometry& g,
+                 double budget) { return fit_signature(spec, g, budget); }),
+          "signature",
+          [](const SignatureScorerSpec& spec, const ScorerEnvironment&, const OptionSources& at,
+             const SummaryGeometry& g) { check_signature(spec, at, g); }));
+  family.add(
+      "faiss_ivfpq", "FAISS IVF-PQ over token keys, inner product (baseline)",
+      with_cache_check<FaissIvfPqScorerSpec>(
+          plain<FaissIvfPqScorerSpec>("faiss_ivfpq", faiss_ivfpq_scorer, fit_faiss_ivfpq),
+          "faiss_ivfpq",
+          [](const FaissIvfPqScorerSpec& spec, const ScorerEnvironment&, const OptionSources& at,
+             const SummaryGeometry& g) { check_faiss_ivfpq(spec, at, g); }));
 }
 
 void ExactScorerSpec::describe(config::Schema<ExactScorerSpec>& s) {

@@ -136,7 +136,7 @@ kv::CalibrationReport evaluate_calibrate(const KvCalibrateRequest& q, Env& env) 
       config::find_named(q.measurements, "references", roots, "reference");
   const kv::KvMeasurements measurements =
       kv::load_kv_measurements(measurements_file.string(), roots);
-  kv::require_generator_memory(spec, env.ctx.memory_budget());
+  kv::require_generator_memory(spec, env.ctx.memory_budget(), env.ctx.threads());
   env.inputs_read();
   auto targets = kv::targets_for_profile(measurements, spec.model, measurements_file.string());
   const kv::KvCache cache = kv::generate_kv_cache(spec, env.ctx);

@@ -38,7 +38,7 @@ struct KvSelectRequest {
   static constexpr std::string_view kind = "kv_select_request";
   std::string cache{};
   std::vector<std::string> scorer{"all"};
-  std::vector<std::int64_t> k{8, 16, 32};
+  std::vector<std::int64_t> k{};  // empty: EvalOptions' 8, 16, 32
   std::int64_t block = 128;
   std::int64_t sink = 4;
   std::int64_t recent = 512;
@@ -56,7 +56,9 @@ struct KvSelectRequest {
             "scorers: all, NAME, NAME:PROJECTION (signature, prism) or a scorer options file "
             "(kind scorer_NAME); names: `lightsim list` (kv_scorer)")
         .min_items(1);
-    s.field("k", &R::k, "blocks selected per KV head and step")
+    s.field("k", &R::k,
+            "blocks selected per KV head and step, each at most the cache's blocks (empty: 8, "
+            "16 and 32, each clipped to the candidate blocks)")
         .range(std::int64_t{1}, std::int64_t{1} << 24);
     s.field("block", &R::block, "block size, tokens").range(std::int64_t{1}, std::int64_t{1} << 24);
     s.field("sink", &R::sink, "sink tokens always resident")
@@ -100,7 +102,8 @@ kv::KvGeneratorSpec load_profile(const std::string& name, const Env& env) {
 
 KvGenerated evaluate_generate(const KvGenerateRequest& q, Env& env) {
   const kv::KvGeneratorSpec spec = load_profile(q.config, env);
-  kv::require_generator_memory(spec, env.ctx.memory_budget());  // before --out is created
+  kv::require_generator_memory(spec, env.ctx.memory_budget(),
+                               env.ctx.threads());  // before --out is created
   LIGHTSIM_CHECK_AS(UsageError, !env.out.empty(),
                     "kv generate writes a cache folder: give an output folder (--out)");
   env.inputs_read();
@@ -133,18 +136,24 @@ kv::SelectReport evaluate_select(const KvSelectRequest& q, Env& env) {
   const std::vector<kv::ScorerSetup> setups =
       kv::resolve_scorers(q.scorer, options, *choice.scorers, choice.env);
   kv::EvalOptions eo;
-  eo.ks.assign(q.k.begin(), q.k.end());
+  const std::vector<std::size_t> given_ks(q.k.begin(), q.k.end());
+  if (!given_ks.empty()) eo.ks = given_ks;  // else EvalOptions' 8, 16, 32
   eo.blocks = {static_cast<std::size_t>(q.block), static_cast<std::size_t>(q.sink),
                static_cast<std::size_t>(q.recent)};
   eo.kv_bytes = q.kv_bytes;
   eo.progress_label = "kv select: layer x KV head";
+  // The ks and scorer options whose ranges depend on the cache are checked against its
+  // geometry before it is generated or its arrays read.
   if (names_a_profile(q.cache)) {
     const kv::KvGeneratorSpec spec = load_profile(q.cache, env);
-    kv::require_generator_memory(spec, env.ctx.memory_budget());
+    kv::check_selection(choice, given_ks, eo.blocks, kv::generated_geometry(spec));
+    kv::require_generator_memory(spec, env.ctx.memory_budget(), env.ctx.threads(),
+                                 kv::evaluation_thread_bytes(kv::generated_geometry(spec)));
     env.inputs_read();
     return kv::select_blocks(kv::generate_kv_cache(spec, env.ctx), setups, choice, eo,
                              q.budget_bytes, env.ctx);
   }
+  kv::check_selection(choice, given_ks, eo.blocks, kv::read_kv_geometry(q.cache));
   env.inputs_read();
   return kv::select_blocks(kv::read_kv_cache(q.cache, env.ctx.memory_budget()), setups, choice, eo,
                            q.budget_bytes, env.ctx);

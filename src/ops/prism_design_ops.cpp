@@ -10,6 +10,7 @@
 
 #include "lightsim/core/config_files.h"
 #include "lightsim/kv/generator.h"
+#include "lightsim/kv/metrics.h"
 #include "lightsim/ops/operation.h"
 #include "lightsim/ops/register.h"
 #include "lightsim/prism/design.h"
@@ -41,7 +42,9 @@ DesignOpResult evaluate_design(const PrismDesignRequest& q, Env& env) {
   env.inputs_read();
   // The workload's cache at its longest context (the caches are generated one at a time and
   // the workload's own is kept: at most two at once), refused before the search starts.
-  kv::require_generator_memory(prism::longest_design_workload(spec), env.ctx.memory_budget());
+  const kv::KvGeneratorSpec longest = prism::longest_design_workload(spec);
+  kv::require_generator_memory(longest, env.ctx.memory_budget(), env.ctx.threads(),
+                               kv::evaluation_thread_bytes(kv::generated_geometry(longest)));
   return {q.design, prism::search_designs(spec, env.ctx)};
 }
 

@@ -70,8 +70,8 @@ StudyRun evaluate_study_run(const StudyRunRequest& q, Env& env) {
                                                       : std::filesystem::path(q.config);
   (void)env.registry.check_file(file, env.load);  // the study's config at every size, --set applied
   env.inputs_read();
-  studies::check_study_memory(env.registry, q.name, file, env.load, size,
-                              env.ctx.memory_budget());  // before --out is touched
+  studies::check_study_memory(env.registry, q.name, file, env.load, size, env.ctx.memory_budget(),
+                              env.ctx.threads());  // before --out is touched
   if (!env.out.empty()) prepare_output_dir(env.out);
   StudyRun r;
   r.result = studies::run_study(env.registry, q.name, file, env.load, size, env.ctx);

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
+#include "lightsim/kv/scorer.h"
 #include "lightsim/prism/design.h"
 
 namespace lightsim::prism {
@@ -122,6 +124,37 @@ void PrismDesignSpec::describe(config::Schema<PrismDesignSpec>& s) {
           "workload.steps: {} decode step(s); a qat projection trains on the first half of "
           "them and is scored on the rest, so it needs at least 2",
           v.workload.steps);
+    return std::nullopt;
+  });
+  // The selection options whose ranges depend on the workload's cache, as kv select checks
+  // them (kv::check_selection): d (signature dimension) at most head_dim; k at most the blocks
+  // of the smallest context in the largest block size.
+  s.rule([](const S& v) -> std::optional<std::string> {
+    const std::int64_t head_dim = v.workload.head_dim;
+    const bool base_dim = v.space.dim.empty();
+    for (std::int64_t d :
+         base_dim ? std::vector<std::int64_t>{v.accelerator.device.grid.channels} : v.space.dim)
+      if (d < 1 || d > head_dim)
+        return kv::out_of_cache_range(
+            base_dim ? "accelerator.device.grid.channels (space.dim empty)" : "space.dim", d, 1,
+            head_dim,
+            fmt::format("a signature projects the key: at most workload.head_dim = {}", head_dim));
+    std::int64_t tokens = v.workload.tokens;
+    for (std::int64_t c : v.contexts) tokens = std::min(tokens, c);
+    std::int64_t block = v.accelerator.programming.block_tokens;
+    if (!v.space.block_tokens.empty())
+      block = *std::max_element(v.space.block_tokens.begin(), v.space.block_tokens.end());
+    if (block < 1) return std::nullopt;  // the accelerator's own rule reports it
+    const std::int64_t blocks = (tokens + block - 1) / block;
+    const bool base_k = v.space.top_k.empty();
+    for (std::int64_t k :
+         base_k ? std::vector<std::int64_t>{v.accelerator.selection.top_k} : v.space.top_k)
+      if (k < 1 || k > blocks)
+        return kv::out_of_cache_range(
+            base_k ? "accelerator.selection.top_k (space.top_k empty)" : "space.top_k", k, 1,
+            blocks,
+            fmt::format("{} blocks at the smallest context, {} tokens in blocks of {}", blocks,
+                        tokens, block));
     return std::nullopt;
   });
 }

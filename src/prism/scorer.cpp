@@ -189,27 +189,48 @@ kv::ScorerSetup bind_prism(const PrismScorerSpec& spec, const kv::ScorerEnvironm
           a, kv::projection_source(spec.projection, dim, spec.projection_file, *env.projections))};
 }
 
+// The signature dimension (given, or the accelerator's channels) projects the key: at most the
+// cache's head_dim.
+void check_prism(const PrismScorerSpec& spec, const kv::ScorerEnvironment& env,
+                 const kv::OptionSources& at, const kv::SummaryGeometry& g) {
+  if (spec.dim > 0) {
+    kv::require_cache_range(
+        at("dim"), spec.dim, 1, static_cast<std::int64_t>(g.head_dim),
+        fmt::format("a signature projects the key: at most head_dim = {}", g.head_dim));
+    return;
+  }
+  const AcceleratorSpec a = load_accelerator(spec.accelerator, env.load);
+  kv::require_cache_range(
+      fmt::format("{} (the accelerator's wavelength channels)", at("dim")), a.device.grid.channels,
+      1, static_cast<std::int64_t>(g.head_dim),
+      fmt::format("a signature projects the key: at most head_dim = {}", g.head_dim));
+}
+
 }  // namespace
 
 void register_scorer(kv::ScorerFamily& family) {
-  family.add("prism",
-             "Prism photonic bank: (P q) . (P mean key) through rings, TIA and ADC "
-             "(needs --accelerator)",
-             kv::scorer_factory<PrismScorerSpec>(
-                 bind_prism, [](const PrismScorerSpec& spec, const kv::ScorerEnvironment& env,
-                                const kv::SummaryGeometry& g, double budget) {
-                   // No knob: d is the accelerator's channels and rerank_k its digital interface.
-                   const AcceleratorSpec a = load_accelerator(spec.accelerator, env.load);
-                   kv::BudgetChoice<PrismScorerSpec> c;
-                   c.bytes_per_block = kv::per_block(prism_metadata_bytes(a, g.blocks), g);
-                   if (c.bytes_per_block <= budget)
-                     c.setting = spec;
-                   else
-                     c.reason = fmt::format(
-                         "its re-rank reads {:.6g} B per block (selection.rerank_k = {}; no knob)",
-                         c.bytes_per_block, a.selection.rerank_k);
-                   return c;
-                 }));
+  family.add(
+      "prism",
+      "Prism photonic bank: (P q) . (P mean key) through rings, TIA and ADC "
+      "(needs --accelerator)",
+      kv::with_cache_check<PrismScorerSpec>(
+          kv::scorer_factory<PrismScorerSpec>(
+              bind_prism,
+              [](const PrismScorerSpec& spec, const kv::ScorerEnvironment& env,
+                 const kv::SummaryGeometry& g, double budget) {
+                // No knob: d is the accelerator's channels and rerank_k its digital interface.
+                const AcceleratorSpec a = load_accelerator(spec.accelerator, env.load);
+                kv::BudgetChoice<PrismScorerSpec> c;
+                c.bytes_per_block = kv::per_block(prism_metadata_bytes(a, g.blocks), g);
+                if (c.bytes_per_block <= budget)
+                  c.setting = spec;
+                else
+                  c.reason = fmt::format(
+                      "its re-rank reads {:.6g} B per block (selection.rerank_k = {}; no knob)",
+                      c.bytes_per_block, a.selection.rerank_k);
+                return c;
+              }),
+          "prism", check_prism));
 }
 
 void PrismScorerSpec::describe(config::Schema<PrismScorerSpec>& s) {

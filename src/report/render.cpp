@@ -117,6 +117,23 @@ void study_section(Page& p, const StudyResult& r) {
     p.raw("</figcaption><div class=\"chart\" id=\"{}\"></div></figure>\n", chart_id(r, i));
   }
   for (const NamedTable& t : r.tables) table_html(p, r, t);
+  if (!r.shadowed_presets.empty()) {
+    p.raw(
+        "<p class=\"shadowed\">Presets read from --config-path instead of the shipped "
+        "ones:</p>\n<ul class=\"shadowed\">\n");
+    for (const ShadowedPreset& sp : r.shadowed_presets) {
+      p.raw("<li><code>");
+      p.text(sp.name);
+      p.raw("</code> (");
+      p.text(sp.kind);
+      p.raw("): read <code>");
+      p.text(sp.used);
+      p.raw("</code>, not <code>");
+      p.text(sp.shadowed);
+      p.raw("</code></li>\n");
+    }
+    p.raw("</ul>\n");
+  }
   p.raw("<details><summary>Configuration</summary><pre>");
   p.text(r.config.empty() ? "(empty)" : r.config);
   p.raw("</pre></details>\n</section>\n");

@@ -239,6 +239,13 @@ Json to_json(const StudyResult& result, std::string_view source) {
   doc["lightsim_version"] = result.lightsim_version;
   doc["seed"] = result.seed;
   doc["config"] = result.config;
+  if (!result.shadowed_presets.empty()) {
+    Json shadows = Json::array();
+    for (const ShadowedPreset& sp : result.shadowed_presets)
+      shadows.push_back(
+          {{"name", sp.name}, {"kind", sp.kind}, {"used", sp.used}, {"shadowed", sp.shadowed}});
+    doc["shadowed_presets"] = std::move(shadows);
+  }
   doc["claims"] = Json::array();
   for (const Claim& c : result.claims) {
     Json claim = Json::object();

@@ -206,6 +206,18 @@ StudyResult result_from_json(const Json& document, std::string_view source) {
     in.fail("seed", fmt::format("expected a non-negative integer (got {})", seed.dump()));
   r.seed = seed.get<std::uint64_t>();
   r.config = in.text("config");
+  if (const Json* shadows = in.optional("shadowed_presets")) {
+    if (!shadows->is_array())
+      in.fail("shadowed_presets", fmt::format("expected a list (got {})", shadows->dump()));
+    for (std::size_t i = 0; i < shadows->size(); ++i) {
+      ObjectReader s((*shadows)[i], fmt::format("shadowed_presets[{}]", i), source);
+      r.shadowed_presets.push_back({.name = s.text("name"),
+                                    .kind = s.text("kind"),
+                                    .used = s.text("used"),
+                                    .shadowed = s.text("shadowed")});
+      s.finish();
+    }
+  }
   const Json& claims = array_at(in, "claims");
   for (std::size_t i = 0; i < claims.size(); ++i)
     r.claims.push_back(read_claim(claims[i], fmt::format("claims[{}]", i), source));
@@ -220,8 +232,8 @@ StudyResult result_from_json(const Json& document, std::string_view source) {
   return r;
 }
 
-StudyResult read_result(const std::filesystem::path& file) {
-  StudyResult r = result_from_json(read_json_file(file), file.string());
+StudyResult read_result(const std::filesystem::path& file, const std::atomic<bool>* stop) {
+  StudyResult r = result_from_json(read_json_file(file, stop), file.string());
   if (file.stem().string() != r.study)
     LIGHTSIM_THROW(DataFormatError, "{}: study: '{}' does not match the file name (expected '{}')",
                    file.string(), r.study, file.stem().string());

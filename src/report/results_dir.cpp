@@ -71,7 +71,7 @@ ResultSet load_results(const std::filesystem::path& dir, StopFlag stop) {
     if (file.filename() == "run.json") {
       set.run = read_run_manifest(file);
     } else {
-      set.studies.push_back(read_result(file));
+      set.studies.push_back(read_result(file, stop));  // polls `stop` inside the parse
     }
   }
   // run.json's order first (the order the studies ran), then the rest by file name.

@@ -184,8 +184,9 @@ void add_balanced_study(Registry& registry) {
                                   return report::SeedValue::point(s.balanced_recall8_gain);
                                 }}},
                 .evaluate = evaluate,
-                .require_memory = [](const BalancedStudySpec& s, std::uint64_t budget) {
-                  support::require_cache_memory(s.workload, budget, "workload");
+                .require_memory = [](const BalancedStudySpec& s, std::uint64_t budget,
+                                     std::size_t threads, const config::LoadOptions&) {
+                  support::require_cache_memory(s.workload, budget, "workload", threads);
                 }});
 }
 

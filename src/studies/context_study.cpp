@@ -245,8 +245,9 @@ void add_context_study(Registry& registry) {
                 .spec_section = "SPEC 1.6",
                 .reference = "references/context_seed.yaml",
                 .evaluate = evaluate,
-                .require_memory = [](const ContextStudySpec& s, std::uint64_t budget) {
-                  support::require_context_memory(s.workload, s.contexts, budget);
+                .require_memory = [](const ContextStudySpec& s, std::uint64_t budget,
+                                     std::size_t threads, const config::LoadOptions&) {
+                  support::require_context_memory(s.workload, s.contexts, budget, threads);
                 }});
 }
 

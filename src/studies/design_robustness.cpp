@@ -73,6 +73,18 @@ double metric_of(prism::DesignMetric m, const Figures& f) {
 
 }  // namespace
 
+kv::KvGeneratorSpec robustness_workload(const DesignStudySpec& spec,
+                                        const config::LoadOptions& load) {
+  const prism::PrismDesignSpec& ds = spec.design;
+  const auto file = config::find_named(spec.robustness.profile, kv::KvGeneratorSpec::preset_dir,
+                                       ".yaml", load, "kv profile");
+  kv::KvGeneratorSpec w = config::load_spec<kv::KvGeneratorSpec>(file, load);
+  w.tokens = ds.workload.tokens;
+  w.layers = ds.workload.layers;
+  w.steps = ds.workload.steps;
+  return w;
+}
+
 void add_robustness(RunBase& run, const DesignStudySpec& spec, const prism::DesignResult& r) {
   const DesignRobustnessSpec& rb = spec.robustness;
   const bool drift = rb.drift_local_sigma.si() > 0, profile = !rb.profile.empty();
@@ -93,13 +105,8 @@ void add_robustness(RunBase& run, const DesignStudySpec& spec, const prism::Desi
   }
   std::string profile_name = "-";
   if (profile) {
-    const auto file = config::find_named(rb.profile, kv::KvGeneratorSpec::preset_dir, ".yaml",
-                                         run.presets, "kv profile");
     prism::PrismDesignSpec other = ds;
-    other.workload = config::load_spec<kv::KvGeneratorSpec>(file, run.presets);
-    other.workload.tokens = ds.workload.tokens;
-    other.workload.layers = ds.workload.layers;
-    other.workload.steps = ds.workload.steps;
+    other.workload = robustness_workload(spec, run.presets);
     profile_name = other.workload.model;
     run.ctx.log().info("prism design: the front on profile {}", rb.profile);
     const kv::KvCache cache = kv::generate_kv_cache(other.workload, run.ctx);

@@ -13,4 +13,9 @@ namespace lightsim::studies::design_detail {
 // beside the front. Nothing when both checks are off or the front is empty.
 void add_robustness(RunBase& run, const DesignStudySpec& spec, const prism::DesignResult& r);
 
+// The workload of the other profile (robustness.profile read from `load`'s roots, with the
+// search's tokens, layers and steps), generated while the search's cache is held.
+kv::KvGeneratorSpec robustness_workload(const DesignStudySpec& spec,
+                                        const config::LoadOptions& load);
+
 }  // namespace lightsim::studies::design_detail

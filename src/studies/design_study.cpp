@@ -3,10 +3,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "design_baselines.h"
 #include "design_robustness.h"
+#include "lightsim/core/error.h"
+#include "lightsim/kv/scorer_specs.h"
 #include "lightsim/studies/runner.h"
 #include "support.h"
 
@@ -23,6 +26,24 @@ void DesignStudySpec::describe(config::Schema<DesignStudySpec>& s) {
           "the GPU's own selectors compared with the front at equal recall (empty gpus: none)");
   s.field("robustness", &DesignStudySpec::robustness,
           "each front design's recall at a higher drift and on another workload profile");
+  // The FAISS baseline's options whose ranges depend on the workload's cache: the kv
+  // scorer's own check (kv select's), before anything is generated.
+  s.rule([](const DesignStudySpec& v) -> std::optional<std::string> {
+    const DesignBaselinesSpec& b = v.baselines;
+    if (b.gpus.empty() || b.batches.empty() ||
+        std::find(b.selectors.begin(), b.selectors.end(), "faiss_ivfpq") == b.selectors.end())
+      return std::nullopt;
+    const kv::KvGeneratorSpec& w = v.design.workload;
+    try {
+      kv::check_faiss_ivfpq(b.faiss, kv::OptionSources::spec_keys("baselines.faiss."),
+                            {.tokens = static_cast<std::size_t>(w.tokens),
+                             .head_dim = static_cast<std::size_t>(w.head_dim)});
+    } catch (const InputError& e) {
+      return fmt::format("{} (design.workload: {} tokens, head_dim {})", e.what(), w.tokens,
+                         w.head_dim);
+    }
+    return std::nullopt;
+  });
 }
 
 namespace {
@@ -135,17 +156,25 @@ void evaluate(DesignRun& run) {
 }  // namespace
 
 void add_design_study(Registry& registry) {
-  add_study(registry, Definition<DesignStudySpec>{
-                          .name = "prism_design",
-                          .help = "Prism design-space search: feasibility, Pareto front, "
-                                  "cheapest design meeting a recall target (issue 23)",
-                          .title = "Is there a Prism design worth building? The design search",
-                          .evaluate = evaluate,
-                          // The cache the search and the GPU baselines score on.
-                          .require_memory = [](const DesignStudySpec& s, std::uint64_t budget) {
-                            support::require_cache_memory(prism::longest_design_workload(s.design),
-                                                          budget, "design.workload");
-                          }});
+  add_study(registry,
+            Definition<DesignStudySpec>{
+                .name = "prism_design",
+                .help = "Prism design-space search: feasibility, Pareto front, "
+                        "cheapest design meeting a recall target (issue 23)",
+                .title = "Is there a Prism design worth building? The design search",
+                .evaluate = evaluate,
+                // The cache the search and the GPU baselines score on.
+                .require_memory = [](const DesignStudySpec& s, std::uint64_t budget,
+                                     std::size_t threads, const config::LoadOptions& load) {
+                  const kv::KvGeneratorSpec w = prism::longest_design_workload(s.design);
+                  support::require_cache_memory(w, budget, "design.workload", threads);
+                  // The other profile's cache is generated while the search's is
+                  // held (design_robustness.cpp): both at once.
+                  if (!s.robustness.profile.empty())
+                    support::require_cache_memory(
+                        design_detail::robustness_workload(s, load), budget, "robustness.profile",
+                        threads, kv::generated_geometry(s.design.workload).array_bytes());
+                }});
 }
 
 }  // namespace lightsim::studies

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "lightsim/core/error.h"
+#include "lightsim/kv/scorer_specs.h"
 #include "lightsim/studies/energy.h"
 
 namespace lightsim::studies {
@@ -89,6 +90,28 @@ void EnergyStudySpec::describe(config::Schema<EnergyStudySpec>& s) {
   s.rule([](const EnergyStudySpec& e) -> std::optional<std::string> {
     if (std::find(e.gpus.begin(), e.gpus.end(), e.chart_gpu) == e.gpus.end())
       return fmt::format("chart_gpu '{}' is not among gpus", e.chart_gpu);
+    return std::nullopt;
+  });
+  // The FAISS options whose ranges depend on the workload's cache (the kv scorer's check,
+  // kv::check_faiss_ivfpq, for an index over block mean keys), before anything is generated.
+  s.rule([](const EnergyStudySpec& e) -> std::optional<std::string> {
+    const auto head_dim = static_cast<std::size_t>(e.workload.head_dim);
+    if (auto message = kv::pq_m_not_dividing("faiss.pq_m", e.faiss.pq_m, head_dim))
+      return fmt::format("{} (workload.head_dim)", *message);
+    std::int64_t smallest = 0;  // the smallest context whose index is built
+    for (std::int64_t c : e.contexts)
+      if (c <= e.faiss_max_context && (smallest == 0 || c < smallest)) smallest = c;
+    if (smallest == 0) return std::nullopt;
+    const std::int64_t blocks = (smallest + e.block_tokens - 1) / e.block_tokens;
+    if (e.faiss.nlist > blocks)
+      return kv::out_of_cache_range(
+          "faiss.nlist", e.faiss.nlist, 0, blocks,
+          fmt::format("0 = ceil(sqrt(blocks)); at most the {} block mean keys indexed at the "
+                      "smallest context, {} tokens in blocks of block_tokens = {}",
+                      blocks, smallest, e.block_tokens));
+    if (e.faiss.nlist > 0 && e.faiss.nprobe > e.faiss.nlist)
+      return kv::out_of_cache_range("faiss.nprobe", e.faiss.nprobe, 1, e.faiss.nlist,
+                                    fmt::format("faiss.nlist = {} lists", e.faiss.nlist));
     return std::nullopt;
   });
 }

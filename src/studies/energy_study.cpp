@@ -329,13 +329,14 @@ void add_energy_study(Registry& registry) {
                 .claims = energy_detail::claim_rules(),
                 .evaluate = evaluate,
                 // The FAISS caches, one at a time: contexts up to faiss_max_context.
-                .require_memory = [](const EnergyStudySpec& s, std::uint64_t budget) {
+                .require_memory = [](const EnergyStudySpec& s, std::uint64_t budget,
+                                     std::size_t threads, const config::LoadOptions&) {
                   std::vector<std::int64_t> faiss;
                   for (std::int64_t c : s.contexts)
                     if (c <= s.faiss_max_context) faiss.push_back(c);
                   kv::KvGeneratorSpec w = s.workload;
                   w.steps = s.query_steps;
-                  support::require_context_memory(w, faiss, budget);
+                  support::require_context_memory(w, faiss, budget, threads);
                 }});
 }
 

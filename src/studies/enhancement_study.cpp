@@ -375,8 +375,9 @@ void add_enhancement_study(Registry& registry) {
                          &Seed::recall32_voted)},
           .evaluate = evaluate,
           .require_memory =
-              [](const EnhancementStudySpec& s, std::uint64_t budget) {
-                support::require_cache_memory(s.workload, budget, "workload");
+              [](const EnhancementStudySpec& s, std::uint64_t budget, std::size_t threads,
+                 const config::LoadOptions&) {
+                support::require_cache_memory(s.workload, budget, "workload", threads);
               }});
 }
 

@@ -309,9 +309,11 @@ const Definition<ImpairmentsStudySpec, ImpairmentsSeedReference>& definition() {
       .spec_section = "SPEC 1.4",
       .reference = "references/impairments_seed.yaml",
       .evaluate = evaluate,
-      .require_memory = [](const ImpairmentsStudySpec& s, std::uint64_t budget) {
+      .require_memory = [](const ImpairmentsStudySpec& s, std::uint64_t budget, std::size_t threads,
+                           const config::LoadOptions&) {
         // The split moves keys and values into the evaluated cache (no second copy).
-        support::require_cache_memory(generated_workload(s, study_points(s)), budget, "workload");
+        support::require_cache_memory(generated_workload(s, study_points(s)), budget, "workload",
+                                      threads);
       }};
   return d;
 }

@@ -215,8 +215,9 @@ void add_needle_study(Registry& registry) {
                           .seed = hit_rate}},
           .evaluate = evaluate,
           .require_memory =
-              [](const NeedleStudySpec& s, std::uint64_t budget) {
-                support::require_context_memory(s.workload, s.contexts, budget);
+              [](const NeedleStudySpec& s, std::uint64_t budget, std::size_t threads,
+                 const config::LoadOptions&) {
+                support::require_context_memory(s.workload, s.contexts, budget, threads);
               }});
 }
 

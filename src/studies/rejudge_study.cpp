@@ -173,7 +173,7 @@ void evaluate(RejudgeRun& run, const Registry& registry) {
     for (const std::string& p : all) {
       const auto [file, load] = profile_input(registry, run, spec.studies[i], i, p);
       check_study_memory(registry, spec.studies[i].study, file, load, run.size,
-                         run.ctx.memory_budget());
+                         run.ctx.memory_budget(), run.ctx.threads());
     }
 
   run.table("verdicts", "Every claim on every KV profile (the plain preset first)",

@@ -8,6 +8,7 @@
 
 #include "lightsim/core/atomic_file.h"
 #include "lightsim/core/config_files.h"
+#include "lightsim/core/config_shadow.h"
 
 namespace lightsim::studies {
 
@@ -121,17 +122,30 @@ const StudyFunction& find_study(const Registry& registry, std::string_view name)
 
 void check_study_memory(const Registry& registry, std::string_view name,
                         const std::filesystem::path& config_file, const config::LoadOptions& load,
-                        Size size, std::uint64_t budget_bytes) {
+                        Size size, std::uint64_t budget_bytes, std::size_t threads) {
   const StudyFunction& study = find_study(registry, name);
   if (study.check_memory)
-    study.check_memory(make_input(std::string(name), config_file, load, size), budget_bytes);
+    study.check_memory(make_input(std::string(name), config_file, load, size), budget_bytes,
+                       threads);
 }
 
 report::StudyResult run_study(const Registry& registry, std::string_view name,
                               const std::filesystem::path& config_file,
                               const config::LoadOptions& load, Size size, Context& ctx) {
   const StudyFunction& study = find_study(registry, name);
-  return study(make_input(std::string(name), config_file, load, size), ctx);
+  report::StudyResult r = study(make_input(std::string(name), config_file, load, size), ctx);
+  r.shadowed_presets = recorded_shadows(load);
+  return r;
+}
+
+std::vector<report::ShadowedPreset> recorded_shadows(const config::LoadOptions& load) {
+  std::vector<report::ShadowedPreset> out;
+  for (const config::ShadowedPreset& s : config::shadowed_presets(load))
+    out.push_back({.name = s.name,
+                   .kind = s.name.substr(0, s.name.find('/')),
+                   .used = s.used.string(),
+                   .shadowed = s.shadowed.string()});
+  return out;
 }
 
 }  // namespace lightsim::studies

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include "lightsim/core/error.h"
+#include "lightsim/kv/generator.h"
+#include "lightsim/kv/metrics.h"
 #include "lightsim/kv/scorer_specs.h"
 #include "lightsim/prism/scorer.h"
 
@@ -33,21 +35,24 @@ kv::ScorerSetup prism_setup(std::string name, const prism::AcceleratorSpec& acce
 }
 
 void require_cache_memory(const kv::KvGeneratorSpec& workload, std::uint64_t budget_bytes,
-                          std::string_view key) {
+                          std::string_view key, std::size_t threads, std::uint64_t held_bytes) {
   try {
-    kv::require_generator_memory(workload, budget_bytes);
+    kv::require_generator_memory(workload, budget_bytes, threads,
+                                 kv::evaluation_thread_bytes(kv::generated_geometry(workload)),
+                                 held_bytes);
   } catch (const InputError& e) {
     LIGHTSIM_THROW(InputError, "{}: {}", key, e.what());
   }
 }
 
 void require_context_memory(const kv::KvGeneratorSpec& workload,
-                            const std::vector<std::int64_t>& contexts, std::uint64_t budget_bytes) {
+                            const std::vector<std::int64_t>& contexts, std::uint64_t budget_bytes,
+                            std::size_t threads) {
   if (contexts.empty()) return;
   kv::KvGeneratorSpec longest = workload;
   longest.tokens = *std::max_element(contexts.begin(), contexts.end());
   require_cache_memory(longest, budget_bytes,
-                       fmt::format("contexts (longest {} tokens)", longest.tokens));
+                       fmt::format("contexts (longest {} tokens)", longest.tokens), threads);
 }
 
 std::size_t k_index(const std::vector<std::int64_t>& ks, std::int64_t k) {

@@ -29,17 +29,21 @@ kv::ScorerSetup signature_setup(std::string name, std::size_t d,
 kv::ScorerSetup prism_setup(std::string name, const prism::AcceleratorSpec& accelerator,
                             std::size_t d, kv::ProjectionSource projection = {});
 
-// Refuses the synthetic cache `workload` generates when it needs more than `budget_bytes`
-// (kv::require_generator_memory: keys and values of tokens x layers x KV heads x head_dim
-// floats, and the decode queries), the InputError led by `key`, the study key that sizes it
-// (a study's Definition::require_memory).
+// Refuses the synthetic cache `workload` generates, and its evaluation, when they need more
+// than `budget_bytes` (kv::require_generator_memory: keys and values of tokens x layers x KV
+// heads x head_dim floats and the decode queries, plus on each of `threads` worker threads the
+// larger of the generator's latents and the evaluation's per-head buffers,
+// kv::evaluation_thread_bytes), the InputError led by `key`, the study key that sizes it (a
+// study's Definition::require_memory).
+// `held_bytes`: what the study holds while this cache is generated and evaluated (another cache).
 void require_cache_memory(const kv::KvGeneratorSpec& workload, std::uint64_t budget_bytes,
-                          std::string_view key);
+                          std::string_view key, std::size_t threads, std::uint64_t held_bytes = 0);
 
 // require_cache_memory of `workload` at the longest of `contexts` (tokens), led by "contexts":
 // the studies that generate one cache per context hold one at a time.
 void require_context_memory(const kv::KvGeneratorSpec& workload,
-                            const std::vector<std::int64_t>& contexts, std::uint64_t budget_bytes);
+                            const std::vector<std::int64_t>& contexts, std::uint64_t budget_bytes,
+                            std::size_t threads);
 
 // Index of k in ks (InternalError if absent).
 std::size_t k_index(const std::vector<std::int64_t>& ks, std::int64_t k);

@@ -120,6 +120,50 @@ class Kv(CliTest):
                      "signature:random:d8", "signature:first:d8"]:
             self.assertIn(name, r.out)
 
+    def test_cache_dependent_options_name_the_flag_and_the_range(self):
+        # They leaked FAISS's internal error or named internal parameters; now each is checked
+        # against the cache (1024 tokens, head_dim 32, 8 blocks of 128) before any work.
+        out = self.generate()
+        select = ["kv", "select", "--cache", out, "--scorer", "faiss_ivfpq"]
+        cases = [
+            (["--pq-m", "3"], ["scorer_options.pq_m (--pq-m): 3 does not divide this cache's "
+                               "head_dim 32", "allowed: 1, 2, 4, 8, 16, 32"]),
+            (["--nlist", "2000"], ["scorer_options.nlist (--nlist): 2000 is out of range "
+                                   "[0, 1024] for this cache"]),
+            (["--nprobe", "27"], ["scorer_options.nprobe (--nprobe): 27 is out of range [1, 26]",
+                                  "nlist = 26 lists"]),
+            (["--nlist", "8", "--nprobe", "9"], ["(--nprobe): 9 is out of range [1, 8]"]),
+            (["--pq-nbits", "11"], ["(--pq-nbits): 11 is out of range [1, 10]"]),
+            (["--retrieve", "1025"], ["(--retrieve): 1025 is out of range [1, 1024]"]),
+        ]
+        for extra, fragments in cases:
+            with self.subTest(extra=extra):
+                self.assertInputError(run(*select, *extra), *fragments)
+        self.assertInputError(run("kv", "select", "--cache", out, "--scorer", "signature",
+                                  "--dim", "33"),
+                              "scorer_options.dim (--dim): 33 is out of range [1, 32]",
+                              "head_dim = 32")
+        self.assertInputError(run("kv", "select", "--cache", out, "--scorer", "exact", "--k",
+                                  "4", "--k", "9"),
+                              "k (--k): 9 is out of range [1, 8] for this cache",
+                              "1024 tokens in 8 blocks of 128 (--block)")
+        # The same flags on a KV profile are checked before it is generated (no progress).
+        profile = self.write("tiny.yaml", TINY)
+        r = run("kv", "select", "--cache", profile, "--scorer", "faiss_ivfpq", "--pq-m", "5")
+        self.assertInputError(r, "(--pq-m): 5 does not divide this cache's head_dim 32")
+        # An options file names its line; a default that does not fit is named as the default.
+        conf = self.write("f.yaml", "schema_version: 1\nkind: scorer_faiss_ivfpq\nnlist: 4096\n")
+        self.assertInputError(run("kv", "select", "--cache", out, "--scorer", conf),
+                              f"{conf}:3:8: nlist: 4096 is out of range [0, 1024]")
+        self.assertInputError(run("kv", "select", "--cache", out, "--scorer", "faiss_ivfpq",
+                                  "--pq-m", "8", "--pq-nbits", "6", "--block", "2048", "--k",
+                                  "2"), "k (--k): 2 is out of range [1, 1]")
+        # Within range: runs (the default k of 8, 16, 32 is clipped to the candidates).
+        r = run("kv", "select", "--cache", out, "--scorer", "faiss_ivfpq", "--pq-m", "8",
+                "--nlist", "8", "--nprobe", "8", "--pq-nbits", "6", "--json")
+        self.assertExit(r, 0)
+        self.assertEqual(set(r.json()["results"]["faiss_ivfpq"]), {"8", "16", "32"})
+
     def test_stats_report(self):
         out = self.generate()
         r = run("kv", "stats", out, "--json")
@@ -139,7 +183,7 @@ class Kv(CliTest):
         self.assertInputError(run("kv", "select", "--cache", out, "--scorer", "signature:pcx"),
                               "unknown kv_projection 'pcx'")
         self.assertInputError(run("kv", "select", "--cache", out, "--scorer", "signature",
-                                  "--dim", "64"), "projection dimension")
+                                  "--dim", "64"), "--dim", "64 is out of range [1, 32]")
         bad = self.write("bad.yaml", "schema_version: 1\nkind: kv_synthetic\nkv_heads: 2\n"
                                      "q_heads: 3\n")
         self.assertInputError(run("kv", "generate", bad, "--out", self.tmp / "x"),

@@ -2,7 +2,7 @@
 import json
 import unittest
 
-from clitest import CliTest, run
+from clitest import SOURCE, CliTest, run
 
 
 QUICK = "schema_version: 1\nkind: reproduce\nsize: quick\n"
@@ -53,6 +53,50 @@ class Reproduce(CliTest):
         table.write_text(table.read_text() + "1\n")
         self.assertInputError(run("reproduce", cfg, "--out", out, "--resume", "-q"),
                               table.name, "prism.json")
+
+    def test_shadowed_presets_are_recorded_reported_and_rerun(self):
+        # A --config-path preset of a shipped name left no trace in a study's result, and
+        # --resume kept results computed without it.
+        shipped = SOURCE / "configs" / "devices" / "soi.yaml"
+        root = self.tmp / "root"
+        self.write("root/devices/soi.yaml", shipped.read_text())
+        cfg = self.write("r.yaml", QUICK + "studies: [prism, decode]\n")
+        out = self.tmp / "out"
+        self.assertExit(run("reproduce", cfg, "--out", out, "-q", timeout=600), 0)
+        self.assertNotIn("shadowed_presets", json.loads((out / "prism.json").read_text()))
+        r = run("--config-path", root, "reproduce", cfg, "--out", out, "--resume", timeout=600)
+        self.assertExit(r, 0)
+        for study in ("prism", "decode"):
+            self.assertIn(f"not complete, study {study} runs again", r.err)
+            shadows = json.loads((out / f"{study}.json").read_text())["shadowed_presets"]
+            self.assertEqual(len(shadows), 1, shadows)
+            self.assertEqual({k: shadows[0][k] for k in ("name", "kind", "used")},
+                             {"name": "devices/soi", "kind": "devices",
+                              "used": str(root / "devices" / "soi.yaml")})
+            self.assertTrue(shadows[0]["shadowed"].endswith("configs/devices/soi.yaml"), shadows)
+        self.assertEqual(json.loads((out / "run.json").read_text())["shadowed_presets"][0]["kind"],
+                         "devices")
+        # The same shadows: complete, kept; none again: not complete, run again.
+        r = run("--config-path", root, "reproduce", cfg, "--out", out, "--resume", timeout=600)
+        self.assertExit(r, 0)
+        self.assertIn("study prism is complete", r.err)
+        self.assertIn("study decode is complete", r.err)
+        # `lightsim report` shows them.
+        html = self.tmp / "r.html"
+        self.assertExit(run("report", out, "-o", html), 0)
+        text = html.read_text()
+        self.assertIn("Presets read from --config-path", text)
+        self.assertIn(str(root / "devices" / "soi.yaml"), text)
+        r = run("reproduce", cfg, "--out", out, "--resume", timeout=600)
+        self.assertExit(r, 0)
+        self.assertIn("not complete, study prism runs again", r.err)
+        self.assertNotIn("shadowed_presets", json.loads((out / "prism.json").read_text()))
+        # `study run` records them too.
+        one = self.tmp / "one"
+        self.assertExit(run("--config-path", root, "study", "run", "prism", "--quick", "--out",
+                            one, "-q", timeout=600), 0)
+        self.assertEqual(json.loads((one / "prism.json").read_text())["shadowed_presets"][0]
+                         ["name"], "devices/soi")
 
     def test_eta_is_weighted_by_each_study_s_cost(self):
         # The ETA counted studies as equal (predicted 3m21s, took 1m04s). The progress now

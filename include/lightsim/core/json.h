@@ -7,6 +7,8 @@
 // silently becoming null. Strings must be valid UTF-8 (InputError otherwise).
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 
@@ -24,5 +26,14 @@ void write_json_file(const std::filesystem::path& path, const Json& document);
 // Parses a JSON file. Missing or unreadable file -> InputError; malformed content ->
 // DataFormatError naming the file, line, column and byte offset.
 Json read_json_file(const std::filesystem::path& path);
+
+// Parser events between two polls of the stop flag in read_json_file(path, cancel).
+inline constexpr std::uint64_t kJsonCancelPollEvents = std::uint64_t{1} << 16;
+
+// The same, polling `cancel` (a run's stop flag: Context::cancel_flag, main's SIGINT/SIGTERM
+// flag; nullptr = never) during the parse: Interrupted once it is set, within
+// kJsonCancelPollEvents parser events (a large result file then stops within milliseconds,
+// not after its whole parse).
+Json read_json_file(const std::filesystem::path& path, const std::atomic<bool>* cancel);
 
 }  // namespace lightsim

@@ -44,6 +44,14 @@ struct ScorerChoice {
   ScorerEnvironment env;
 };
 
+// What a selection over a cache of geometry `cache` allows, checked before the cache is read or
+// generated (`kv select`, Python evaluate_kv): each k of `ks` (the ks the user gave: default
+// ones are clipped to the candidate blocks, KMetrics::k_effective) in [1, blocks of the
+// layout] (UsageError naming "k (--k)", the value and the blocks), then check_scorers of the
+// choice at one head of the layout.
+void check_selection(const ScorerChoice& choice, std::span<const std::size_t> ks,
+                     const BlockOptions& blocks, const KvGeometry& cache);
+
 // evaluate(cache, setups, options) and the equal-bytes rows at every budget (bytes per block,
 // each > 0: else InputError). setups must be resolve_scorers(choice...). With no budgets the
 // report is evaluate's.

@@ -129,10 +129,21 @@ struct KvGeneratorSpec {
 
 // The geometry of the cache `spec` describes.
 KvGeometry generated_geometry(const KvGeneratorSpec& spec);
-// InputError unless the cache `spec` describes fits in `memory_budget_bytes` (its arrays in
-// memory, KvGeometry::array_bytes); generate_kv_cache checks it, and a command checks it
-// before it prepares its output folder.
-void require_generator_memory(const KvGeneratorSpec& spec, std::uint64_t memory_budget_bytes);
+// What one worker thread holds beside the cache's arrays while it generates one head: the
+// head's latents, tokens x key_rank floats (128 B per token at key_rank 32). The arrays-only
+// estimate missed it (and the evaluation's per-head buffers, kv::evaluation_thread_bytes):
+// docs/hardening.md, "Limits", has the measured peaks.
+std::uint64_t generator_thread_bytes(const KvGeneratorSpec& spec);
+// InputError unless the cache `spec` describes fits in `memory_budget_bytes`: its arrays in
+// memory (KvGeometry::array_bytes) and, on each of min(threads, layers x KV heads) worker
+// threads, the larger of generator_thread_bytes and `thread_bytes` (what the caller's later
+// per-head work holds per thread, e.g. kv::evaluation_thread_bytes; the two phases do not
+// overlap), beside `held_bytes` the caller holds while this cache is generated (another cache).
+// generate_kv_cache checks it, and a command checks it before it prepares its output folder.
+// The message names the arrays, the per-thread part and what is held.
+void require_generator_memory(const KvGeneratorSpec& spec, std::uint64_t memory_budget_bytes,
+                              std::size_t threads = 1, std::uint64_t thread_bytes = 0,
+                              std::uint64_t held_bytes = 0);
 
 // The RoPE base the cache is rotated with: rope_base, or its dynamic-NTK scaling (above).
 double effective_rope_base(const KvGeneratorSpec& spec);

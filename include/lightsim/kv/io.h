@@ -27,6 +27,10 @@ void write_kv_cache(const std::filesystem::path& dir, const KvCache& cache);
 // NaN or Inf (the message names the file and the element's index). The arrays' size in memory
 // (KvGeometry::array_bytes) is checked against `memory_budget_bytes` before any is read
 // (InputError naming the folder, the need and the budget).
+// The geometry a cache folder's manifest declares (validated as read_kv_cache does), without
+// reading its arrays: what checks before any work need (kv::check_selection).
+KvGeometry read_kv_geometry(const std::filesystem::path& dir);
+
 KvCache read_kv_cache(const std::filesystem::path& dir,
                       std::uint64_t memory_budget_bytes = default_memory_budget());
 

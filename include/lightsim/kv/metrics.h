@@ -102,6 +102,15 @@ struct EvalReport {
   std::vector<ScorerReport> scorers;  // in the order of the setups
 };
 
+// What one worker thread of evaluate holds for the head it evaluates, beside the cache, for
+// the memory checks before a run (studies' Definition::require_memory): per token, the group's
+// attention probabilities ((group + 1) doubles, group_attention) and 12 bytes per key channel
+// (a double and a float copy's worth: the scorers' per-head scratch, e.g. FAISS's training
+// residuals, the quantized and projected keys). Calibrated on measured peaks (docs/hardening.md,
+// "Limits": each thread beyond the first added 1.43-1.51 KB per token to the impairments
+// study's peak RSS at 8192-32768 tokens, head_dim 128, group 7; this gives 1.6 KB there).
+std::uint64_t evaluation_thread_bytes(const KvGeometry& g);
+
 // A needle is hit when every one of its tokens is resident (sink or recent window) or lies in
 // a block with mask[block] != 0. mask: layout.blocks() entries.
 bool needle_hit(const NeedleSpan& needle, const BlockLayout& layout, std::span<const char> mask);

@@ -20,6 +20,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -27,6 +28,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "lightsim/core/config.h"
 #include "lightsim/core/npy.h"
@@ -127,6 +129,37 @@ struct ScorerEnvironment {
   config::LoadOptions load;                       // config roots for presets and files
 };
 
+// Where each field of a scorer's options document was set, for the messages of checks that
+// depend on the cache (ScorerFactory::check): a CLI flag or Python keyword (the location
+// ScorerOption::source gave it), a file's line and column, or the spec's default.
+class OptionSources {
+ public:
+  OptionSources(const config::Node& document, std::string scorer)
+      : document_(&document), scorer_(std::move(scorer)) {}
+  // The fields of an options spec inside another spec (a study's), named by their key path
+  // under `prefix` ("baselines.faiss."); given() is false for all of them (the spec cannot
+  // tell a default from a written value, so what adapts to the cache keeps adapting).
+  static OptionSources spec_keys(std::string prefix);
+  // The user set `field` (a flag, a keyword, an options file), not the spec's default.
+  bool given(std::string_view field) const;
+  // "scorer_options.nlist (--nlist)", "f.yaml:4:8: nlist", "faiss_ivfpq nlist (default)" or
+  // "baselines.faiss.nlist".
+  std::string operator()(std::string_view field) const;
+
+ private:
+  OptionSources() = default;
+  const config::Node* document_ = nullptr;
+  std::string scorer_;  // or the key prefix, without a document
+};
+
+// The one message of a value outside the range a cache allows, for every adapter and spec
+// rule: "WHERE: VALUE is out of range [LO, HI] for this cache (WHY)".
+std::string out_of_cache_range(std::string_view where, std::int64_t value, std::int64_t lo,
+                               std::int64_t hi, std::string_view why);
+// UsageError of that message unless lo <= value <= hi.
+void require_cache_range(std::string_view where, std::int64_t value, std::int64_t lo,
+                         std::int64_t hi, std::string_view why);
+
 // A "kv_scorer" family entry: the implementation's options spec kind and how to bind it.
 struct ScorerFactory {
   const config::SchemaInfo* schema = nullptr;  // the options' spec kind, scorer_<name>
@@ -138,6 +171,12 @@ struct ScorerFactory {
   std::function<BudgetFit(const config::Node& document, const ScorerEnvironment& env,
                           const SummaryGeometry& g, double budget)>
       fit{};
+  // The options' ranges that depend on the cache, at one head's geometry g (check_scorers,
+  // scorer_setup.h; before any work): throws UsageError naming the option where it was set,
+  // its value and the range for this cache. Empty: no option depends on the cache.
+  std::function<void(const config::Node& document, const ScorerEnvironment& env,
+                     const SummaryGeometry& g)>
+      check{};
 };
 using ScorerFamily = Family<ScorerFactory>;
 
@@ -162,6 +201,17 @@ ScorerFactory scorer_factory(Bind bind, Fit fit) {
     return out;
   };
   return f;
+}
+
+// `factory` with its check: check(spec, env, sources, g) for the options read as spec S.
+template <config::Spec S, class Check>
+ScorerFactory with_cache_check(ScorerFactory factory, std::string scorer, Check check) {
+  factory.check = [scorer = std::move(scorer), check](const config::Node& document,
+                                                      const ScorerEnvironment& env,
+                                                      const SummaryGeometry& g) {
+    check(config::read_spec<S>(document, env.load), env, OptionSources(document, scorer), g);
+  };
+  return factory;
 }
 
 // The report label of a projected scorer: "NAME:PROJECTION:dD".

@@ -44,6 +44,16 @@ std::vector<BudgetFit> fit_scorers(std::span<const std::string> labels,
                                    const ScorerFamily& scorers, const ScorerEnvironment& env,
                                    const SummaryGeometry& geometry, double budget);
 
+// The options of the setups named by `labels` (as resolve_scorers) whose ranges depend on the
+// cache, checked at one head's geometry `geometry` before any work (ScorerFactory::check:
+// faiss_ivfpq's pq_m, nlist, nprobe, pq_nbits, retrieve; signature's and prism's dim): a
+// UsageError naming the option where it was set (flag, keyword, file:line:column, or the
+// default), its value and the range this cache allows. The one check of `kv select`, Python
+// evaluate_kv and score.
+void check_scorers(std::span<const std::string> labels, std::span<const ScorerOption> options,
+                   const ScorerFamily& scorers, const ScorerEnvironment& env,
+                   const SummaryGeometry& geometry);
+
 // The registry's scorer and projection families (registered by kv::register_all).
 const ScorerFamily& scorer_family(const Registry& registry);
 const ProjectionFamily& projection_family(const Registry& registry);

@@ -5,8 +5,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "lightsim/core/config.h"
 #include "lightsim/kv/scorer.h"
@@ -87,6 +89,22 @@ ScorerMaker faiss_ivfpq_scorer(const FaissIvfPqScorerSpec& spec);
 // metadata fits the budget (nlist, nprobe and pq_nbits kept).
 BudgetChoice<FaissIvfPqScorerSpec> fit_faiss_ivfpq(const FaissIvfPqScorerSpec& spec,
                                                    const SummaryGeometry& g, double budget);
+
+// The options' ranges that depend on the cache (ScorerFactory::check), at one head's geometry:
+// faiss_ivfpq's pq_m divides head_dim, nlist in [0, tokens] (0 = automatic), 2^pq_nbits <=
+// tokens, and a given nprobe in [1, nlist] and retrieve in [1, tokens] (defaults are clipped);
+// signature's dim in [1, head_dim]. UsageError naming the option where it was set.
+void check_faiss_ivfpq(const FaissIvfPqScorerSpec& spec, const OptionSources& at,
+                       const SummaryGeometry& g);
+void check_signature(const SignatureScorerSpec& spec, const OptionSources& at,
+                     const SummaryGeometry& g);
+// The message when pq_m does not divide head_dim ("WHERE: 3 does not divide this cache's
+// head_dim 128 (...; allowed: 1, 2, 4, ...)"), for the scorer's check and the studies' spec
+// rules; nullopt when it does.
+std::optional<std::string> pq_m_not_dividing(std::string_view where, std::int64_t pq_m,
+                                             std::size_t head_dim);
+// The divisors of n in increasing order (the pq_m a head_dim of n allows).
+std::vector<std::int64_t> divisors(std::size_t n);
 
 // Registers the scorer spec kinds (for config check, explain and the reference doc).
 void register_scorer_specs(Registry& registry);

@@ -19,6 +19,7 @@
 //   report::write_result(out_dir, r);
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -108,6 +109,16 @@ struct NamedCell {
   Cell value;
 };
 
+// A preset of a --config-path folder that shadowed a file of the same name the run would
+// otherwise have read (config::shadowed_presets): the run read `used`, never `shadowed`.
+struct ShadowedPreset {
+  std::string name;      // "<folder>/<name>", e.g. "devices/tfln_q1e4"
+  std::string kind;      // the preset folder, e.g. "devices"
+  std::string used;      // the file read
+  std::string shadowed;  // the file of the same name in a later root, not read
+  bool operator==(const ShadowedPreset&) const = default;
+};
+
 struct StudyResult {
   std::string study;         // identifier [a-z0-9_]+; the file is <study>.json
   std::string title;         // one line, shown as the section heading
@@ -115,6 +126,9 @@ struct StudyResult {
   std::string lightsim_version = LIGHTSIM_VERSION;
   std::uint64_t seed = 0;  // seed of every random stream the study drew from
   std::string config;      // the YAML text of the config that produced the result
+  // The presets the run's --config-path folders shadowed (JSON key `shadowed_presets`, absent
+  // when empty): a result computed with a user's copy of a shipped preset says so.
+  std::vector<ShadowedPreset> shadowed_presets;
   std::vector<Claim> claims;
   std::vector<NamedTable> tables;
   std::vector<Chart> charts;
@@ -148,6 +162,8 @@ StudyResult result_from_json(const Json& document, std::string_view source);
 std::filesystem::path write_result(const std::filesystem::path& dir, const StudyResult& result);
 
 // Reads and validates a result file; its name must be <study>.json.
-StudyResult read_result(const std::filesystem::path& file);
+// `stop` (a run's stop flag; nullptr = never) is polled during the JSON parse
+// (read_json_file): Interrupted once set.
+StudyResult read_result(const std::filesystem::path& file, const std::atomic<bool>* stop = nullptr);
 
 }  // namespace lightsim::report

@@ -72,9 +72,14 @@ struct Definition {
   // Refuses, from the spec alone and before anything is allocated, a run whose largest arrays
   // exceed `budget_bytes` (an InputError led by the key that sets their size, e.g.
   // "contexts (2097152 tokens): a generated KV cache of ... needs ~4.0 GiB, more than the
-  // memory budget ..."; core/memory_budget.h require_memory). Empty for a study whose memory
-  // does not grow with its config. The runner prefixes the config file (StudyMemoryCheck).
-  std::function<void(const Spec&, std::uint64_t budget_bytes)> require_memory{};
+  // memory budget ..."; core/memory_budget.h require_memory). `threads` is the run's worker
+  // threads (Context::threads): each holds its own per-head work buffers, counted beside the
+  // arrays (support::require_cache_memory). Empty for a study whose memory does not grow with
+  // its config. The runner prefixes the config file (StudyMemoryCheck).
+  // `load` reads what the spec names (a profile the study generates besides its workload).
+  std::function<void(const Spec&, std::uint64_t budget_bytes, std::size_t threads,
+                     const config::LoadOptions& load)>
+      require_memory{};
 };
 
 }  // namespace lightsim::studies

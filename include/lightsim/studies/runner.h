@@ -143,10 +143,10 @@ report::StudyResult header(const StudyInput& in, Context& ctx, std::string title
 // prefixed with the study's config file.
 template <class Spec, class Reference>
 void require_memory(const Definition<Spec, Reference>& d, const StudyInput& in, const Spec& spec,
-                    std::uint64_t budget_bytes) {
+                    std::uint64_t budget_bytes, std::size_t threads) {
   if (!d.require_memory) return;
   try {
-    d.require_memory(spec, budget_bytes);
+    d.require_memory(spec, budget_bytes, threads, in.load);
   } catch (const InputError& e) {
     LIGHTSIM_THROW(ConfigError, "{}: {}", in.config_file.string(), e.what());
   }
@@ -158,7 +158,7 @@ template <class Spec, class Reference>
 report::StudyResult run_definition(const Definition<Spec, Reference>& d, const StudyInput& in,
                                    Context& ctx) {
   const auto spec = config::read_spec<Spec>(in.document, in.load);
-  detail::require_memory(d, in, spec, ctx.memory_budget());
+  detail::require_memory(d, in, spec, ctx.memory_budget(), ctx.threads());
   Reference seed{};
   if constexpr (!std::is_same_v<Reference, NoReference>)
     seed =
@@ -176,8 +176,9 @@ void add_study(Registry& registry, Definition<Spec, Reference> d) {
   std::string name = d.name, help = d.help;
   StudyMemoryCheck memory;
   if (d.require_memory)
-    memory = [d](const StudyInput& in, std::uint64_t budget_bytes) {
-      detail::require_memory(d, in, config::read_spec<Spec>(in.document, in.load), budget_bytes);
+    memory = [d](const StudyInput& in, std::uint64_t budget_bytes, std::size_t threads) {
+      detail::require_memory(d, in, config::read_spec<Spec>(in.document, in.load), budget_bytes,
+                             threads);
     };
   study_family(registry).add(
       std::move(name), std::move(help),

@@ -64,10 +64,12 @@ struct StudyInput {
 // the result is identical for any thread count.
 //
 // A study may also declare its memory check: it refuses (InputError naming the config file
-// and key, exit 2) an input whose largest arrays, estimated from the spec alone, exceed
+// and key, exit 2) an input whose largest arrays and the per-head work buffers of its
+// `threads` worker threads (ctx.threads()), estimated from the spec alone, exceed
 // `budget_bytes` (ctx.memory_budget(): core/memory_budget.h). check_study_memory runs it
 // before a command prepares --out; the runner runs it again before the study computes.
-using StudyMemoryCheck = std::function<void(const StudyInput&, std::uint64_t budget_bytes)>;
+using StudyMemoryCheck =
+    std::function<void(const StudyInput&, std::uint64_t budget_bytes, std::size_t threads)>;
 struct StudyFunction {
   StudyFunction() = default;
   template <class F>
@@ -119,14 +121,20 @@ StudyInput make_input(std::string name, const std::filesystem::path& config_file
                       const config::LoadOptions& load, Size size);
 
 // make_input + the study's memory check (StudyMemoryCheck; nothing for a study without one)
-// against `budget_bytes`. An unknown name is a ConfigError with a suggestion.
+// against `budget_bytes` with `threads` worker threads (the run's Context::threads()). An
+// unknown name is a ConfigError with a suggestion.
 void check_study_memory(const Registry& registry, std::string_view name,
                         const std::filesystem::path& config_file, const config::LoadOptions& load,
-                        Size size, std::uint64_t budget_bytes);
+                        Size size, std::uint64_t budget_bytes, std::size_t threads);
 
-// make_input + the registered function. An unknown name is a ConfigError with a suggestion.
+// make_input + the registered function, and the result's shadowed_presets (recorded_shadows).
+// An unknown name is a ConfigError with a suggestion.
 report::StudyResult run_study(const Registry& registry, std::string_view name,
                               const std::filesystem::path& config_file,
                               const config::LoadOptions& load, Size size, Context& ctx);
+
+// The presets load's config roots shadow (config::shadowed_presets) as a result records them
+// (report::StudyResult::shadowed_presets; `reproduce --resume` compares them).
+std::vector<report::ShadowedPreset> recorded_shadows(const config::LoadOptions& load);
 
 }  // namespace lightsim::studies

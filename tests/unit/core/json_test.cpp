@@ -1,7 +1,10 @@
 #include "lightsim/core/json.h"
 
+#include <atomic>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <string>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -120,6 +123,26 @@ TEST(Json, ReadNumberTooLargeForADoubleIsDataFormatError) {
   write_bytes(dir / "big.json", "{\"layers\": 2E400}\n");
   expect_error<DataFormatError>([&] { read_json_file(dir / "big.json"); },
                                 {"big.json", "number overflow"});
+}
+
+// read_json_file(path, cancel) polls the flag inside the parse: a set flag stops a document of
+// more than kJsonCancelPollEvents events, a clear one reads the same document as without it,
+// and a small document (fewer events than one poll interval) is read whole.
+TEST(Json, ReadPollsTheStopFlagInsideTheParse) {
+  auto dir = scratch_dir();
+  std::string big = "[";
+  for (std::uint64_t i = 0; i < 3 * kJsonCancelPollEvents; ++i) big += "1,";
+  big += "2]";
+  write_bytes(dir / "big.json", big);
+  write_bytes(dir / "small.json", "{\"a\": [1, 2]}");
+  std::atomic<bool> stop{false};
+  const Json whole = read_json_file(dir / "big.json", &stop);
+  EXPECT_EQ(whole, read_json_file(dir / "big.json"));
+  EXPECT_EQ(whole.size(), 3 * kJsonCancelPollEvents + 1);
+  stop = true;
+  expect_error<Interrupted>([&] { read_json_file(dir / "big.json", &stop); },
+                            {"big.json", "interrupted"});
+  EXPECT_EQ(read_json_file(dir / "small.json", &stop), Json({{"a", {1, 2}}}));
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // fits a budget of bytes per block, the size rules agreeing with the traffic ledger.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "lightsim/core/error.h"
 #include "lightsim/kv/equal_bytes.h"
 #include "lightsim/kv/scorer_specs.h"
@@ -145,6 +147,95 @@ TEST(KvEqualBytes, FaissRowAgreesWithTheLedger) {
   EXPECT_EQ(f.knob, "pq_m=4");
   EXPECT_LE(f.bytes_per_block, 500);
   EXPECT_EQ(f.per_k.size(), 2u);
+}
+
+}  // namespace
+}  // namespace lightsim::kv
+
+namespace lightsim::kv {
+namespace {
+
+// The message of check_selection for these labels and options at `g`, "" when it passes.
+std::string selection_error(const std::vector<std::string>& labels,
+                            const std::vector<ScorerOption>& options,
+                            const std::vector<std::size_t>& ks, const KvGeometry& g) {
+  const Registered r;
+  const ScorerChoice choice{labels, options, &r.scorers, {&r.projections, {}}};
+  BlockOptions blocks;
+  blocks.block_tokens = 128;
+  try {
+    check_selection(choice, ks, blocks, g);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+ScorerOption flag(const std::string& field, const std::string& value) {
+  std::string name = field;
+  std::replace(name.begin(), name.end(), '_', '-');
+  return {field, value, "scorer_options." + field + " (--" + name + ")"};
+}
+
+// 1024 tokens of head_dim 32: 8 blocks of 128; faiss_ivfpq's automatic nlist is
+// min(1024 / 39, 4 sqrt(1024)) = 26.
+KvGeometry geometry() {
+  KvGeometry g;
+  g.layers = 1;
+  g.kv_heads = 1;
+  g.q_heads = 2;
+  g.head_dim = 32;
+  g.tokens = 1024;
+  g.steps = 2;
+  return g;
+}
+
+TEST(KvCheckSelection, CacheDependentOptionsNameTheFlagTheValueAndTheRange) {
+  const KvGeometry g = geometry();
+  EXPECT_EQ(selection_error({"all"}, {}, {4, 8}, g), "");
+  EXPECT_EQ(selection_error({"faiss_ivfpq"}, {flag("pq_m", "8"), flag("nlist", "64")}, {}, g), "");
+  const std::string pq_m = selection_error({"faiss_ivfpq"}, {flag("pq_m", "3")}, {}, g);
+  EXPECT_NE(pq_m.find("scorer_options.pq_m (--pq-m): 3 does not divide this cache's head_dim 32"),
+            std::string::npos)
+      << pq_m;
+  EXPECT_NE(pq_m.find("allowed: 1, 2, 4, 8, 16, 32"), std::string::npos) << pq_m;
+  const std::string nlist = selection_error({"faiss_ivfpq"}, {flag("nlist", "2000")}, {}, g);
+  EXPECT_NE(nlist.find("scorer_options.nlist (--nlist): 2000 is out of range [0, 1024] for this "
+                       "cache"),
+            std::string::npos)
+      << nlist;
+  const std::string nprobe = selection_error({"faiss_ivfpq"}, {flag("nprobe", "27")}, {}, g);
+  EXPECT_NE(nprobe.find("scorer_options.nprobe (--nprobe): 27 is out of range [1, 26]"),
+            std::string::npos)
+      << nprobe;
+  EXPECT_EQ(selection_error({"faiss_ivfpq"}, {flag("nprobe", "26")}, {}, g), "");
+  const std::string bits = selection_error({"faiss_ivfpq"}, {flag("pq_nbits", "11")}, {}, g);
+  EXPECT_NE(bits.find("scorer_options.pq_nbits (--pq-nbits): 11 is out of range [1, 10]"),
+            std::string::npos)
+      << bits;
+  const std::string dim = selection_error({"signature"}, {flag("dim", "33")}, {}, g);
+  EXPECT_NE(dim.find("scorer_options.dim (--dim): 33 is out of range [1, 32] for this cache"),
+            std::string::npos)
+      << dim;
+  const std::string k = selection_error({"exact"}, {}, {4, 9}, g);
+  EXPECT_NE(k.find("k (--k): 9 is out of range [1, 8] for this cache (1024 tokens in 8 blocks of "
+                   "128 (--block))"),
+            std::string::npos)
+      << k;
+}
+
+TEST(KvCheckSelection, DefaultsThatDoNotFitNameTheDefaultAndClippedOnesPass) {
+  KvGeometry g = geometry();
+  g.head_dim = 12;  // the default pq_m = 16 does not divide it, the default dim = 32 exceeds it
+  const std::string pq_m = selection_error({"faiss_ivfpq"}, {}, {}, g);
+  EXPECT_NE(pq_m.find("faiss_ivfpq pq_m (default): 16 does not divide"), std::string::npos) << pq_m;
+  const std::string dim = selection_error({"signature:pca"}, {}, {}, g);
+  EXPECT_NE(dim.find("signature dim (default): 32 is out of range [1, 12]"), std::string::npos)
+      << dim;
+  // The default nprobe (16) and retrieve (256) are clipped to a small cache's nlist and tokens.
+  g = geometry();
+  g.tokens = 200;  // nlist = 5
+  EXPECT_EQ(selection_error({"faiss_ivfpq"}, {flag("pq_nbits", "6")}, {}, g), "");
 }
 
 }  // namespace

@@ -48,5 +48,34 @@ TEST(ParallelStudies, EnhancementIsTheSameOnOneAndTwoThreads) {
                                                      "top_k=4", "votes=[1, 2]", "qat.epochs=2"});
 }
 
+// The memory estimate before a study runs (check_study_memory) counts each worker thread's
+// per-head buffers: at a budget between the one-thread and the many-thread estimates, the
+// study passes with one thread and is refused with more, the message naming the threads.
+TEST(StudyMemory, TheEstimateGrowsWithTheThreadCount) {
+  Registry registry;
+  register_all(registry);
+  const config::LoadOptions load = testing::shipped_configs();
+  for (const std::string name : {"impairments", "prism_design"}) {
+    const auto estimate = [&](std::size_t threads) -> std::string {
+      try {
+        check_study_memory(registry, name, default_config(name, load), load, Size::quick, 1,
+                           threads);
+      } catch (const ConfigError& e) {
+        return e.what();
+      }
+      return "";
+    };
+    const std::string one = estimate(1), four = estimate(4);
+    EXPECT_NE(one.find("1 worker thread(s)"), std::string::npos) << one;
+    EXPECT_NE(four.find("4 worker thread(s)"), std::string::npos) << four;
+    // "needs ~X": the figure, in the same unit at both counts for these sizes.
+    const auto needed = [](const std::string& what) {
+      const std::size_t at = what.find("needs ~");
+      return std::stod(what.substr(at + 7));
+    };
+    EXPECT_GT(needed(four), needed(one)) << one << "\n" << four;
+  }
+}
+
 }  // namespace
 }  // namespace lightsim::studies

@@ -273,7 +273,8 @@ TEST(Runner, MemoryCheckRefusesBeforeEvaluateNamingFileAndKey) {
   bool evaluated = false;
   Definition<EchoSpec, EchoReference> d = echo_definition();
   d.evaluate = [&evaluated](studies::Run<EchoSpec, EchoReference>&) { evaluated = true; };
-  d.require_memory = [](const EchoSpec& s, std::uint64_t budget) {  // `value` GiB
+  d.require_memory = [](const EchoSpec& s, std::uint64_t budget, std::size_t,
+                        const config::LoadOptions&) {  // `value` GiB
     require_memory(static_cast<std::uint64_t>(s.value * static_cast<double>(kGiB)), budget,
                    "value");
   };
@@ -300,11 +301,11 @@ TEST(Runner, MemoryCheckRefusesBeforeEvaluateNamingFileAndKey) {
   config::LoadOptions load;
   load.config_roots = {root};
   expect_refused([&] {
-    check_study_memory(registry, "echo", root / "echo.yaml", load, Size::standard, kGiB);
+    check_study_memory(registry, "echo", root / "echo.yaml", load, Size::standard, kGiB, 1);
   });
   load.assignments = config::Assignments(std::vector<std::string>{"value=0.5"});
   EXPECT_NO_THROW(
-      check_study_memory(registry, "echo", root / "echo.yaml", load, Size::standard, kGiB));
+      check_study_memory(registry, "echo", root / "echo.yaml", load, Size::standard, kGiB, 1));
 }
 
 TEST(Runner, MapKeepsGridOrderOnAnyThreadCount) {
