@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "lightsim/core/aligned.h"
 #include "lightsim/core/rng.h"  // detail::SimdLevel
 
 namespace lightsim::kv {
@@ -26,7 +27,7 @@ void score_signatures(const float* sig_t, const float* q, std::size_t blocks, st
 inline constexpr std::size_t kSignatureTile = 64;
 struct BlockedSignatures {
   std::size_t blocks = 0, dim = 0;
-  std::vector<float> data;  // tiles * dim * kSignatureTile floats
+  AlignedVector<float> data;  // tiles * dim * kSignatureTile floats, 64-byte aligned
 };
 // Packs row-major signatures sig[b * dim + j] (b < blocks, j < dim) into `out`.
 void pack_signatures(const float* sig, std::size_t blocks, std::size_t dim, BlockedSignatures& out);

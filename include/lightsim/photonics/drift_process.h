@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "lightsim/core/aligned.h"
 #include "lightsim/core/rng.h"
 #include "lightsim/photonics/bank_state.h"
 #include "lightsim/photonics/impairments.h"
@@ -68,9 +69,10 @@ class DriftProcess {
   std::uint64_t queries_ = 0;  // queries since restart
   bool update_ = false;        // the current query redraws the field
   bool have_field_ = false;    // field_ holds a field of the current state
-  std::vector<float> z_;       // per block: the normals, then the fresh unit field
-  std::vector<float> field_;   // blocked (one block when !keep_): the unit field in use
-  std::vector<float> corr_;    // blocked (one block when !keep_): own-weight corrections
+  // (Cache-line aligned: the kernels read and write them in 64-byte vectors.)
+  AlignedVector<float> z_;      // per block: the normals, then the fresh unit field
+  AlignedVector<float> field_;  // blocked (one block when !keep_): the unit field in use
+  AlignedVector<float> corr_;   // blocked (one block when !keep_): own-weight corrections
 };
 
 }  // namespace lightsim::photonics
