@@ -108,9 +108,10 @@ class BankState {
   // d x d: sine and cosine of the half-phase of channel j at ring i's channel, A_ji =
   // (phase_constant / 2)(1/lambda_j - 1/lambda_i) (kernels::MixBlock).
   std::vector<double> sin_a_, cos_a_;
-  std::vector<float> draws_;          // scratch of set_state: the float draws
-  std::vector<float> dac_draws_;      // scratch of set_state: 2 uniforms per ring for its DAC
-  std::vector<double> noisy_target_;  // N x d targets with weight-space noise (set_state)
+  std::vector<float> draws_;      // scratch of set_state: the float draws
+  std::vector<float> dac_draws_;  // scratch of set_state: 2 uniforms per ring for its DAC
+  std::vector<double> dac_gain_, dac_ideal_;  // scratch of set_state: each ring's DAC gain, code
+  std::vector<double> noisy_target_;          // N x d targets with weight-space noise (set_state)
   // Blocked scratch of compute_static: each ring's half-phase on its own channel (B_i) and at
   // the ring's design wavelength, their sine and cosine; one block's thru and drop.
   // (The blocked arrays are cache-line aligned: the kernels read them in 64-byte vectors.)
