@@ -45,6 +45,13 @@ void MvmKernel::score_with_drift(std::span<const float> x, std::span<float> scor
   const kernels::KernelSet& k = *kernels_;
   const int d = bank_.channels();
   drift_.begin_query();
+  if (const float* held = drift_.held_corrections()) {  // all blocks in one pass
+    k.block_pass(bank_.weights(0), bank_.fractions(0), held, x.data(), detection_.line_factors(),
+                 detection_.line_factors_sq(), d, detection_.shot_noise(), detection_.rin_noise(),
+                 detection_.acc(0), detection_.sum(0), detection_.rin2(0), bank_.layout().blocks());
+    drift_.end_query();
+    return detection_.finish(scores, currents, noise, k);
+  }
   for (int b = 0; b < bank_.layout().blocks(); ++b) {
     const float* corr = drift_.block_corrections(b, bank_, noise, k);
     k.block_pass(bank_.weights(b), bank_.fractions(b), corr, x.data(), detection_.line_factors(),

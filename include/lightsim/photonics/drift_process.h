@@ -52,6 +52,13 @@ class DriftProcess {
   const float* block_corrections(int b, const BankState& bank, RandomStream& noise,
                                  const kernels::KernelSet& k);
   void end_query();
+  // Between begin_query and end_query of a query that draws nothing (the field has memory in
+  // time and this is not an update query): the held corrections of every block, blocked
+  // (block b at layout().block_offset(b)), which block_corrections would return block by
+  // block; null otherwise.
+  const float* held_corrections() const {
+    return keep_ && have_field_ && !update_ ? corr_.data() : nullptr;
+  }
 
   // The local drift (metres, N x d row-major) of the last query since restart (zeros before
   // the first); kept only when drift_time_constant > 0, else empty.
