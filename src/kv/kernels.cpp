@@ -267,6 +267,7 @@ constexpr PackTable kPackTable = make_pack_table();
   for (std::size_t c = 0; c < g; c += 8) {
     const __m256 x = _mm256_loadu_ps(v + c);
     __m256i cnt = _mm256_setzero_si256();
+#pragma GCC unroll 8
     for (std::size_t e = 0; e < g; ++e)  // all-ones lanes are -1: subtracting counts them
       cnt = _mm256_sub_epi32(
           cnt, _mm256_castps_si256(_mm256_cmp_ps(_mm256_set1_ps(v[e]), x, _CMP_GE_OQ)));
@@ -333,6 +334,7 @@ constexpr PackTable kPackTable = make_pack_table();
   for (std::size_t c = 0; c < g; c += 16) {
     const __m512 x = _mm512_loadu_ps(v + c);
     __m512i cnt = _mm512_setzero_si512();
+#pragma GCC unroll 8
     for (std::size_t e = 0; e < g; ++e)
       cnt = _mm512_mask_add_epi32(cnt, _mm512_cmp_ps_mask(_mm512_set1_ps(v[e]), x, _CMP_GE_OQ), cnt,
                                   one);
