@@ -85,21 +85,37 @@ void BM_SignatureScoreTransposedOnly(benchmark::State& state) {
 }
 BENCHMARK(BM_SignatureScoreTransposedOnly);
 
-void BM_TopKOnly(benchmark::State& state) {
-  const std::size_t blocks = 1024, k = 32;
-  std::vector<float> scores(blocks * 64);
+// Top-32 of 1024 scores alone, `inputs` different score vectors cycling (64: 256 KB, in L2,
+// as before; 2048: 8 MB, the fresh-query case). A branch predictor learns the outcomes of a
+// branchy selection repeated over few inputs (docs/performance.md, "Kernels on the Intel VM"),
+// so the time of BM_TopKReference, the previous implementation (nth_element threshold,
+// std::partial_sort of the candidates; same indices), depends on `inputs` (also 1 and 8 here).
+template <bool kReference>
+void top_k_inputs(benchmark::State& state) {
+  const std::size_t blocks = 1024, k = 32, inputs = static_cast<std::size_t>(state.range(0));
+  std::vector<float> scores(blocks * inputs);
   std::vector<std::uint32_t> top(k);
   TopKScratch scratch;
   RandomStream rng(1, {2});
   rng.fill_normal(std::span<float>(scores));
   std::size_t i = 0;
   for (auto _ : state) {
-    top_k_indices(std::span<const float>(scores).subspan((i++ % 64) * blocks, blocks), k, scratch,
-                  top.data());
+    const auto s = std::span<const float>(scores).subspan((i++ % inputs) * blocks, blocks);
+    if constexpr (kReference)
+      detail::top_k_indices_partial_sort(s, k, scratch, top.data());
+    else
+      top_k_indices(s, k, scratch, top.data());
     benchmark::DoNotOptimize(top.data());
   }
 }
-BENCHMARK(BM_TopKOnly);
+void BM_TopKOnly(benchmark::State& state) {
+  top_k_inputs<false>(state);
+}
+void BM_TopKReference(benchmark::State& state) {
+  top_k_inputs<true>(state);
+}
+BENCHMARK(BM_TopKOnly)->Arg(64)->Arg(2048);
+BENCHMARK(BM_TopKReference)->Arg(1)->Arg(8)->Arg(64)->Arg(2048);
 
 // The exact-attention reference (the oracle behind every recall): softmax weights of one query
 // head over `tokens` tokens at D = 128 (logits in double, kv::attention_weights). Per token 2 D

@@ -27,6 +27,8 @@
 #include <map>
 #include <vector>
 
+#include "lightsim/core/aligned.h"
+
 namespace lightsim::bench {
 
 // CPU time of the calling thread, seconds.
@@ -47,7 +49,10 @@ static inline double triad_bandwidth(std::size_t working_set) {
   static std::map<std::size_t, double> measured;
   if (auto it = measured.find(working_set); it != measured.end()) return it->second;
   const std::size_t n = std::max<std::size_t>(working_set / 24, 512);
-  std::vector<double> a(n, 0.0), b(n, 1.0), c(n, 2.0);
+  // 64-byte aligned like the kernels' arrays: at glibc's 16-byte offset every AVX-512 access
+  // straddles two cache lines, which cost the triad about 10 % at 128 KB and 17 % at 1 MB on
+  // the Intel VM (docs/performance.md, "Kernels on the Intel VM").
+  AlignedVector<double> a(n, 0.0), b(n, 1.0), c(n, 2.0);
   const double bytes = 24.0 * static_cast<double>(n);
   // Each trial at least ~2 ms of passes; best of 7 trials after one warm-up pass.
   const std::size_t passes = std::max<std::size_t>(1, static_cast<std::size_t>(2e7 / bytes));

@@ -103,12 +103,22 @@ void BankState::set_state(std::uint64_t seed, std::uint64_t trial) {
   const double rho = drift_rho_, innov = std::sqrt(1.0 - rho * rho);
   stream.fill_normal(std::span<float>(draws_.data(), n));
   std::vector<double>& field = drift_;  // the unit field first, scaled in place below
-  for (int r = 0; r < rows; ++r)
-    for (int j = 0; j < d; ++j) {
-      const std::size_t i = static_cast<std::size_t>(r) * d + j;
-      const double z = draws_[i];
-      field[i] = j == 0 ? z : rho * field[i - 1] + innov * z;
+  // Along each row: a recurrence, so rows are taken kFieldRows at a time with the channel
+  // loop outside: the rows' chains are independent and overlap (one row at a time waited
+  // for each multiply-add's latency). Same operations per element.
+  constexpr int kFieldRows = 16;
+  for (int r0 = 0; r0 < rows; r0 += kFieldRows) {
+    const int r1 = std::min(rows, r0 + kFieldRows);
+    for (int r = r0; r < r1; ++r) {
+      const std::size_t i = static_cast<std::size_t>(r) * d;
+      field[i] = draws_[i];
     }
+    for (int j = 1; j < d; ++j)
+      for (int r = r0; r < r1; ++r) {
+        const std::size_t i = static_cast<std::size_t>(r) * d + j;
+        field[i] = rho * field[i - 1] + innov * static_cast<double>(draws_[i]);
+      }
+  }
   for (int r = 1; r < rows; ++r)
     for (int j = 0; j < d; ++j) {
       const std::size_t i = static_cast<std::size_t>(r) * d + j;
@@ -125,16 +135,25 @@ void BankState::set_state(std::uint64_t seed, std::uint64_t trial) {
       noisy_target_[i] = programmer_.target_detuning(requested_[i] + weight_sigma_ * draws_[i]);
   }
   const std::vector<double>& target = weight_noise ? noisy_target_ : target_;
-  if (imp_.dac_errors) {
+  if (imp_.dac_errors && !imp_.quantization) {
+    programmed_ = target;  // the DAC's errors act through its codes only
+  } else if (imp_.dac_errors) {
+    // WeightProgrammer::dac_step per ring in two passes: the gains and ideal codes (divisions,
+    // independent per ring: they vectorize), then the rounding and the code-error lookup.
+    // Same operations in the same order per ring as dac_step.
     const double g = dac_spec_.gain_error, c = dac_spec_.calibration_residual;
+    const bool calibrated = dac_spec_.calibrated;
+    dac_gain_.resize(n);
+    dac_ideal_.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
       const double gain = 1.0 + g * (2.0 * dac_draws_[2 * i] - 1.0);
-      const double table =
-          dac_spec_.calibrated ? gain + c * (2.0 * dac_draws_[2 * i + 1] - 1.0) : 1.0;
-      const WeightProgrammer::DacStep step =
-          programmer_.dac_step(target[i], gain, table, chip.code_error.data());
-      programmed_[i] = imp_.quantization ? step.detuning : target[i];
+      const double table = calibrated ? gain + c * (2.0 * dac_draws_[2 * i + 1] - 1.0) : 1.0;
+      dac_gain_[i] = gain;
+      dac_ideal_[i] = programmer_.ideal_code(target[i], table);
     }
+    for (std::size_t i = 0; i < n; ++i)
+      programmed_[i] = programmer_.code_detuning(WeightProgrammer::round_code(dac_ideal_[i]),
+                                                 dac_gain_[i], chip.code_error.data());
   } else if (weight_noise) {
     program_ideal(target);
   }
@@ -184,47 +203,73 @@ void BankState::compute_static() {
       .thru0 = (ring.r2() * ring.a() - ring.r1()) * (ring.r2() * ring.a() - ring.r1()),
       .drop_num = (1.0 - ring.r1() * ring.r1()) * (1.0 - ring.r2() * ring.r2()) * ring.a()};
   const int rows = layout_.rows, d = layout_.channels;
-  for (int r = 0; r < rows; ++r) {
-    const std::size_t row = static_cast<std::size_t>(r) * d;
+  const std::size_t n = detuning_.size();
+  // Loops over independent elements through restrict pointers, so that they vectorize (the
+  // divisions are most of their time); the same operations per element, in the same order,
+  // as one ring at a time.
+  {
+    const double* __restrict prog = programmed_.data();
+    const double* __restrict heat = heat_.data();
+    const double* __restrict serr = static_err_.data();
+    const double* __restrict drift = drift_.data();
+    double* __restrict det = detuning_.data();
+    for (std::size_t i = 0; i < n; ++i) det[i] = prog[i] + heat[i] + serr[i] + drift[i];
+  }
+  for (int b = 0; b < layout_.blocks(); ++b) {
+    const int r0 = static_cast<int>(layout_.block_row(b));
+    const int lanes = std::min(BlockLayout::kRows, rows - r0);
     for (int i = 0; i < d; ++i) {
-      const double det =
-          programmed_[row + i] + heat_[row + i] + static_err_[row + i] + drift_[row + i];
-      detuning_[row + i] = det;
-      const std::size_t t = layout_.index(r, i);
-      half_[t] = half_k * (inv_lambdas_[static_cast<std::size_t>(i)] -
-                           1.0 / (lambdas_[static_cast<std::size_t>(i)] + det));
-      // The lone ring at the design wavelength (Ring::weight(wavelength(), detuning)).
-      half_own_[t] = half_k * (inv_lambda0 - 1.0 / (lambda0 + det));
-      det_t_[t] = static_cast<float>(det);
+      const std::size_t t0 = layout_.index(r0, i);
+      const double* __restrict det = detuning_.data() + static_cast<std::size_t>(r0) * d + i;
+      double* __restrict half = half_.data() + t0;
+      double* __restrict half_own = half_own_.data() + t0;
+      float* __restrict det_t = det_t_.data() + t0;
+      const double inv_lambda = inv_lambdas_[static_cast<std::size_t>(i)];
+      const double lambda = lambdas_[static_cast<std::size_t>(i)];
+      for (int k = 0; k < lanes; ++k) {
+        const double dk = det[static_cast<std::size_t>(k) * d];
+        half[k] = half_k * (inv_lambda - 1.0 / (lambda + dk));
+        // The lone ring at the design wavelength (Ring::weight(wavelength(), detuning)).
+        half_own[k] = half_k * (inv_lambda0 - 1.0 / (lambda0 + dk));
+        det_t[k] = static_cast<float>(dk);
+      }
     }
   }
   const kernels::KernelSet& k = *kernels_;
   const int n_pad = static_cast<int>(layout_.padded_size());
   k.half_phase_sincos(half_own_.data(), sin_own_.data(), cos_own_.data(), n_pad);
   if (imp_.crosstalk) k.half_phase_sincos(half_.data(), sin_b_.data(), cos_b_.data(), n_pad);
-  std::fill(row_sum_.begin(), row_sum_.end(), 0.0);
   for (int b = 0; b < layout_.blocks(); ++b) {
     const std::size_t off = layout_.block_offset(b);
     if (imp_.crosstalk)
       k.mix_block(sin_b_.data() + off, cos_b_.data() + off, sin_a_.data(), cos_a_.data(), terms, d,
                   thru_.data(), drop_.data());
     const int lanes = std::min(BlockLayout::kRows, rows - static_cast<int>(layout_.block_row(b)));
-    for (int j = 0; j < d; ++j)
+    double sum[BlockLayout::kRows] = {};
+    const bool crosstalk = imp_.crosstalk, single = single_ended_;
+    for (int j = 0; j < d; ++j) {
+      const std::size_t e0 = static_cast<std::size_t>(j) * BlockLayout::kRows;
+      const double* __restrict sin_own = sin_own_.data() + off + e0;
+      const double* __restrict thru_x = thru_.data() + e0;
+      const double* __restrict drop_x = drop_.data() + e0;
+      float* __restrict wt = wt_.data() + off + e0;
+      float* __restrict st = st_.data() + off + e0;
+      float* __restrict own_t = own_t_.data() + off + e0;
       for (int lane = 0; lane < lanes; ++lane) {
-        const std::size_t e = static_cast<std::size_t>(j) * BlockLayout::kRows + lane;
-        const std::size_t t = off + e;
-        const double s = sin_own_[t];
+        const double s = sin_own[lane];
         const double q = terms.four_x * (s * s);
         const double den = terms.den0 + q;
         const double own_thru = (terms.thru0 + q) / den, own_drop = terms.drop_num / den;
-        const double thru = imp_.crosstalk ? thru_[e] : own_thru;
-        const double drop = imp_.crosstalk ? drop_[e] : own_drop;
-        const double w = single_ended_ ? drop : thru - drop;
-        wt_[t] = static_cast<float>(w);
-        st_[t] = static_cast<float>((single_ended_ ? 0.0 : thru) + drop);
-        own_t_[t] = static_cast<float>(own_thru - own_drop);
-        row_sum_[layout_.block_row(b) + static_cast<std::size_t>(lane)] += w;
+        const double thru = crosstalk ? thru_x[lane] : own_thru;
+        const double drop = crosstalk ? drop_x[lane] : own_drop;
+        const double w = single ? drop : thru - drop;
+        wt[lane] = static_cast<float>(w);
+        st[lane] = static_cast<float>((single ? 0.0 : thru) + drop);
+        own_t[lane] = static_cast<float>(own_thru - own_drop);
+        sum[lane] += w;  // over j in order, from 0, per row
       }
+    }
+    std::copy_n(sum, lanes, row_sum_.data() + layout_.block_row(b));
   }
 }
 

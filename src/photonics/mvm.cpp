@@ -29,10 +29,9 @@ void MvmKernel::score(std::span<const float> x, std::span<float> scores, RandomS
   detection_.modulate(x);
   const kernels::KernelSet& k = *kernels_;
   const int d = bank_.channels();
-  for (int b = 0; b < bank_.layout().blocks(); ++b)
-    k.block_pass(bank_.weights(b), bank_.fractions(b), nullptr, x.data(), detection_.line_factors(),
-                 detection_.line_factors_sq(), d, detection_.shot_noise(), detection_.rin_noise(),
-                 detection_.acc(b), detection_.sum(b), detection_.rin2(b));
+  k.block_pass(bank_.weights(0), bank_.fractions(0), nullptr, x.data(), detection_.line_factors(),
+               detection_.line_factors_sq(), d, detection_.shot_noise(), detection_.rin_noise(),
+               detection_.acc(0), detection_.sum(0), detection_.rin2(0), bank_.layout().blocks());
   detection_.finish(scores, currents, noise, k);
 }
 
@@ -46,11 +45,18 @@ void MvmKernel::score_with_drift(std::span<const float> x, std::span<float> scor
   const kernels::KernelSet& k = *kernels_;
   const int d = bank_.channels();
   drift_.begin_query();
+  if (const float* held = drift_.held_corrections()) {  // all blocks in one pass
+    k.block_pass(bank_.weights(0), bank_.fractions(0), held, x.data(), detection_.line_factors(),
+                 detection_.line_factors_sq(), d, detection_.shot_noise(), detection_.rin_noise(),
+                 detection_.acc(0), detection_.sum(0), detection_.rin2(0), bank_.layout().blocks());
+    drift_.end_query();
+    return detection_.finish(scores, currents, noise, k);
+  }
   for (int b = 0; b < bank_.layout().blocks(); ++b) {
     const float* corr = drift_.block_corrections(b, bank_, noise, k);
     k.block_pass(bank_.weights(b), bank_.fractions(b), corr, x.data(), detection_.line_factors(),
                  detection_.line_factors_sq(), d, detection_.shot_noise(), detection_.rin_noise(),
-                 detection_.acc(b), detection_.sum(b), detection_.rin2(b));
+                 detection_.acc(b), detection_.sum(b), detection_.rin2(b), 1);
   }
   drift_.end_query();
   detection_.finish(scores, currents, noise, k);

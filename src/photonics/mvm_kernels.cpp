@@ -27,58 +27,97 @@ inline __attribute__((always_inline)) void store(float* p, const V& v) {
   std::memcpy(p, &v, sizeof v);
 }
 
-// One block of kBlock rows, all d channels, in one pass:
+// NB consecutive blocks of kBlock rows (block b's matrices at b d kBlock floats, its rows'
+// sums at b kBlock), all d channels, in one pass:
 //   acc = sum_j (W_eff + corr) x_j, sum = sum_j S u_j, rin = sum_j W_eff^2 u_j^2
 // (corr: per-query drift correction of the own-channel weight, or null), with L-lane vectors
 // (the native width of the target: a wider generic vector is lowered through the stack).
 // Per row, the sums run over j = 0..d-1 in order with separate multiply and add (no FMA: this
-// file is built with -ffp-contract=off, src/CMakeLists.txt), so every code path gives the
-// same bits, and acc equals the sequential float product when nothing is impaired.
-// The switches are template parameters so the inner loop carries no tests.
-template <typename V, bool kCorr, bool kShot, bool kRin>
+// file is built with -ffp-contract=off, src/CMakeLists.txt), so every code path and every NB
+// give the same bits, and acc equals the sequential float product when nothing is impaired.
+// NB > 1 only adds independent accumulators: with 16 lanes a block has 2 vectors per sum, and
+// 2 dependent chains of adds wait for the add latency (docs/performance.md, "Kernels on the
+// Intel VM"). The switches are template parameters so the inner loop carries no tests.
+template <typename V, bool kCorr, bool kShot, bool kRin, int NB>
 inline __attribute__((always_inline)) void block_pass_body(
     const float* __restrict w, const float* __restrict s, const float* __restrict corr,
     const float* __restrict x, const float* __restrict u, const float* __restrict u2, int d,
     float* __restrict acc, float* __restrict sum, float* __restrict rin2) {
   constexpr int L = sizeof(V) / sizeof(float), kV = kBlock / L;
-  V a[kV] = {}, sm[kV] = {}, q[kV] = {};
+  const std::ptrdiff_t bs = static_cast<std::ptrdiff_t>(d) * kBlock;  // one block's matrix
+  V a[NB][kV] = {}, sm[NB][kV] = {}, q[NB][kV] = {};
   for (int j = 0; j < d; ++j) {
     const std::ptrdiff_t o = static_cast<std::ptrdiff_t>(j) * kBlock;
+#pragma GCC unroll 4
+    for (int nb = 0; nb < NB; ++nb) {
+      const std::ptrdiff_t ob = o + nb * bs;
 #pragma GCC unroll 8
-    for (int v = 0; v < kV; ++v) {
-      V wv;
-      load(wv, w + o + v * L);
-      if constexpr (kCorr) {
-        V cv;
-        load(cv, corr + o + v * L);
-        a[v] += (wv + cv) * x[j];
-      } else {
-        a[v] += wv * x[j];
+      for (int v = 0; v < kV; ++v) {
+        V wv;
+        load(wv, w + ob + v * L);
+        if constexpr (kCorr) {
+          V cv;
+          load(cv, corr + ob + v * L);
+          a[nb][v] += (wv + cv) * x[j];
+        } else {
+          a[nb][v] += wv * x[j];
+        }
+        if constexpr (kShot) {
+          V sv;
+          load(sv, s + ob + v * L);
+          sm[nb][v] += sv * u[j];
+        }
+        if constexpr (kRin) q[nb][v] += wv * wv * u2[j];
       }
-      if constexpr (kShot) {
-        V sv;
-        load(sv, s + o + v * L);
-        sm[v] += sv * u[j];
-      }
-      if constexpr (kRin) q[v] += wv * wv * u2[j];
     }
   }
+#pragma GCC unroll 4
+  for (int nb = 0; nb < NB; ++nb)
 #pragma GCC unroll 8
-  for (int v = 0; v < kV; ++v) {
-    store(acc + v * L, a[v]);
-    store(sum + v * L, sm[v]);
-    store(rin2 + v * L, q[v]);
-  }
+    for (int v = 0; v < kV; ++v) {
+      store(acc + nb * kBlock + v * L, a[nb][v]);
+      store(sum + nb * kBlock + v * L, sm[nb][v]);
+      store(rin2 + nb * kBlock + v * L, q[nb][v]);
+    }
+}
+
+// `blocks` consecutive blocks: NB at a time (4 when a block is 2 vectors wide: 8 chains per
+// sum; with the noise on, 4 measured 5 % faster than 2 on the Intel VM), the rest one by one.
+template <typename V, bool kCorr, bool kShot, bool kRin>
+inline __attribute__((always_inline)) void block_pass_blocks(
+    const float* __restrict w, const float* __restrict s, const float* __restrict corr,
+    const float* __restrict x, const float* __restrict u, const float* __restrict u2, int d,
+    float* __restrict acc, float* __restrict sum, float* __restrict rin2, int blocks) {
+  constexpr int kV = kBlock / static_cast<int>(sizeof(V) / sizeof(float));
+  constexpr int NB = kV > 2 ? 1 : 4;
+  const std::ptrdiff_t bs = static_cast<std::ptrdiff_t>(d) * kBlock;
+  int b = 0;
+  if constexpr (NB > 1)
+    for (; b + NB <= blocks; b += NB)
+      block_pass_body<V, kCorr, kShot, kRin, NB>(
+          w + static_cast<std::ptrdiff_t>(b) * bs, s + static_cast<std::ptrdiff_t>(b) * bs,
+          kCorr ? corr + static_cast<std::ptrdiff_t>(b) * bs : nullptr, x, u, u2, d,
+          acc + static_cast<std::ptrdiff_t>(b) * kBlock,
+          sum + static_cast<std::ptrdiff_t>(b) * kBlock,
+          rin2 + static_cast<std::ptrdiff_t>(b) * kBlock);
+  for (; b < blocks; ++b)
+    block_pass_body<V, kCorr, kShot, kRin, 1>(
+        w + static_cast<std::ptrdiff_t>(b) * bs, s + static_cast<std::ptrdiff_t>(b) * bs,
+        kCorr ? corr + static_cast<std::ptrdiff_t>(b) * bs : nullptr, x, u, u2, d,
+        acc + static_cast<std::ptrdiff_t>(b) * kBlock,
+        sum + static_cast<std::ptrdiff_t>(b) * kBlock,
+        rin2 + static_cast<std::ptrdiff_t>(b) * kBlock);
 }
 
 template <typename V>
 inline __attribute__((always_inline)) void block_pass_dispatch(
     const float* __restrict w, const float* __restrict s, const float* __restrict corr,
     const float* __restrict x, const float* __restrict u, const float* __restrict u2, int d,
-    bool shot, bool rin, float* __restrict acc, float* __restrict sum, float* __restrict rin2) {
+    bool shot, bool rin, float* __restrict acc, float* __restrict sum, float* __restrict rin2,
+    int blocks) {
 #define LIGHTSIM_BLOCK_PASS_CASE(c, sh, ri)                    \
   if ((corr != nullptr) == (c) && shot == (sh) && rin == (ri)) \
-    return block_pass_body<V, c, sh, ri>(w, s, corr, x, u, u2, d, acc, sum, rin2);
+    return block_pass_blocks<V, c, sh, ri>(w, s, corr, x, u, u2, d, acc, sum, rin2, blocks);
   LIGHTSIM_BLOCK_PASS_CASE(false, true, true)
   LIGHTSIM_BLOCK_PASS_CASE(true, true, true)
   LIGHTSIM_BLOCK_PASS_CASE(false, false, false)
@@ -232,10 +271,11 @@ inline __attribute__((always_inline)) void mix_block_body(const double* __restri
   }
 }
 
-#define LIGHTSIM_BLOCK_PASS_ARGS                                                               \
-  const float *__restrict w, const float *__restrict s, const float *__restrict corr,          \
-      const float *__restrict x, const float *__restrict u, const float *__restrict u2, int d, \
-      bool shot, bool rin, float *__restrict acc, float *__restrict sum, float *__restrict rin2
+#define LIGHTSIM_BLOCK_PASS_ARGS                                                                 \
+  const float *__restrict w, const float *__restrict s, const float *__restrict corr,            \
+      const float *__restrict x, const float *__restrict u, const float *__restrict u2, int d,   \
+      bool shot, bool rin, float *__restrict acc, float *__restrict sum, float *__restrict rin2, \
+      int blocks
 #define LIGHTSIM_DRIFT_ARGS                                                                        \
   float *corr, float *field, const float *z, float rho, float innov, float a, float b, bool blend, \
       const float *det, const float *own, RingWeightConsts c, float sigma, int d
@@ -246,7 +286,7 @@ inline __attribute__((always_inline)) void mix_block_body(const double* __restri
 // One set of entry points per target; `V` is the target's native vector of floats.
 #define LIGHTSIM_KERNEL_SET(name, attr, V)                                                         \
   attr void block_pass_##name(LIGHTSIM_BLOCK_PASS_ARGS) {                                          \
-    block_pass_dispatch<V>(w, s, corr, x, u, u2, d, shot, rin, acc, sum, rin2);                    \
+    block_pass_dispatch<V>(w, s, corr, x, u, u2, d, shot, rin, acc, sum, rin2, blocks);            \
   }                                                                                                \
   attr void drift_block_##name(LIGHTSIM_DRIFT_ARGS) {                                              \
     drift_block_body(corr, field, z, rho, innov, a, b, blend, det, own, c, sigma, d);              \

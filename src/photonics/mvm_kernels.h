@@ -18,11 +18,12 @@ constexpr int kBlock = 32;
 // Lone-ring weight at the channel wavelength in float: w(delta) = (p + q s^2) / (r + q s^2),
 // s = sin(k delta / (lambda + delta)): RingWeightConsts, declared in drift_process.h (a member).
 
-// One block, all d channels, in one pass: acc = sum_j (W_eff + corr) x_j, sum = sum_j S u_j,
+// `blocks` consecutive blocks (block b's w, s, corr at b d kBlock, its acc, sum, rin2 at
+// b kBlock), all d channels, in one pass: acc = sum_j (W_eff + corr) x_j, sum = sum_j S u_j,
 // rin2 = sum_j W_eff^2 u_j^2 (corr may be null; shot/rin switch the last two).
 using BlockPass = void (*)(const float* w, const float* s, const float* corr, const float* x,
                            const float* u, const float* u2, int d, bool shot, bool rin, float* acc,
-                           float* sum, float* rin2);
+                           float* sum, float* rin2, int blocks);
 // Per-query drift of one block. z: d x kBlock standard normals; the unit field f is AR(1)
 // along the bus (rho, innov = sqrt(1 - rho^2)), rows independent (docs/photonics.md,
 // "Per-query drift", says why); F = a field + b f when blend, else f; field = F (out);

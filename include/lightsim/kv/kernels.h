@@ -7,6 +7,9 @@
 #include <utility>
 #include <vector>
 
+#include "lightsim/core/aligned.h"
+#include "lightsim/core/rng.h"  // detail::SimdLevel
+
 namespace lightsim::kv {
 
 // out[b] = sum_j sig_t[j * blocks + b] * q[j] for b < blocks: signatures stored transposed
@@ -24,7 +27,7 @@ void score_signatures(const float* sig_t, const float* q, std::size_t blocks, st
 inline constexpr std::size_t kSignatureTile = 64;
 struct BlockedSignatures {
   std::size_t blocks = 0, dim = 0;
-  std::vector<float> data;  // tiles * dim * kSignatureTile floats
+  AlignedVector<float> data;  // tiles * dim * kSignatureTile floats, 64-byte aligned
 };
 // Packs row-major signatures sig[b * dim + j] (b < blocks, j < dim) into `out`.
 void pack_signatures(const float* sig, std::size_t blocks, std::size_t dim, BlockedSignatures& out);
@@ -34,12 +37,24 @@ void score_signatures_blocked(const BlockedSignatures& sig, const float* q, floa
 
 // The indices of the k largest scores (ties: lower index first), in descending score order,
 // written to out[0..k). k <= scores.size(); scores must not be NaN. `scratch` is reused across
-// calls (no allocation once its buffers have grown).
+// calls (no allocation once its buffers have grown). scores.size() < 2^31.
 struct TopKScratch {
-  std::vector<float> sample;
-  std::vector<std::pair<float, std::uint32_t>> candidates;
+  std::vector<float> sample;                                // the 2k strided group maxima
+  std::vector<float> cand_scores;                           // candidates (score >= threshold)
+  std::vector<std::uint32_t> cand_index, ranked;            // their indices; indices by rank
+  std::vector<std::pair<float, std::uint32_t>> candidates;  // the partial-sort fallback
 };
 void top_k_indices(std::span<const float> scores, std::size_t k, TopKScratch& scratch,
                    std::uint32_t* out);
+
+namespace detail {
+// top_k_indices through one SIMD path (every path gives the same indices; tests), and the
+// previous implementation (threshold, then std::partial_sort of the candidates), kept as the
+// reference the branch-free kernels are tested against.
+void top_k_indices_at(lightsim::detail::SimdLevel level, std::span<const float> scores,
+                      std::size_t k, TopKScratch& scratch, std::uint32_t* out);
+void top_k_indices_partial_sort(std::span<const float> scores, std::size_t k, TopKScratch& scratch,
+                                std::uint32_t* out);
+}  // namespace detail
 
 }  // namespace lightsim::kv

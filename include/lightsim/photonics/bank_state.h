@@ -14,6 +14,7 @@
 #include <span>
 #include <vector>
 
+#include "lightsim/core/aligned.h"
 #include "lightsim/photonics/impairments.h"
 #include "lightsim/photonics/weights.h"
 
@@ -107,12 +108,14 @@ class BankState {
   // d x d: sine and cosine of the half-phase of channel j at ring i's channel, A_ji =
   // (phase_constant / 2)(1/lambda_j - 1/lambda_i) (kernels::MixBlock).
   std::vector<double> sin_a_, cos_a_;
-  std::vector<float> draws_;          // scratch of set_state: the float draws
-  std::vector<float> dac_draws_;      // scratch of set_state: 2 uniforms per ring for its DAC
-  std::vector<double> noisy_target_;  // N x d targets with weight-space noise (set_state)
+  std::vector<float> draws_;      // scratch of set_state: the float draws
+  std::vector<float> dac_draws_;  // scratch of set_state: 2 uniforms per ring for its DAC
+  std::vector<double> dac_gain_, dac_ideal_;  // scratch of set_state: each ring's DAC gain, code
+  std::vector<double> noisy_target_;          // N x d targets with weight-space noise (set_state)
   // Blocked scratch of compute_static: each ring's half-phase on its own channel (B_i) and at
   // the ring's design wavelength, their sine and cosine; one block's thru and drop.
-  std::vector<double> half_, half_own_, sin_b_, cos_b_, sin_own_, cos_own_, thru_, drop_;
+  // (The blocked arrays are cache-line aligned: the kernels read them in 64-byte vectors.)
+  AlignedVector<double> half_, half_own_, sin_b_, cos_b_, sin_own_, cos_own_, thru_, drop_;
   std::vector<float> requested_;    // N x d
   std::vector<double> target_;      // N x d target detunings of requested_ (DAC-independent)
   std::vector<double> programmed_;  // N x d detunings from the DAC (no drift, no errors)
@@ -120,9 +123,9 @@ class BankState {
   std::vector<double> drift_;       // N x d drift of the state (global + local)
   std::vector<double> heat_;        // N x d shift by the neighbours' heaters
   std::vector<double> detuning_;    // N x d total
-  std::vector<float> wt_, st_;      // blocked: W_eff, S
-  std::vector<float> own_t_;        // blocked: lone-ring weight of each ring on its own channel
-  std::vector<float> det_t_;        // blocked: detuning of each ring (metres)
+  AlignedVector<float> wt_, st_;    // blocked: W_eff, S
+  AlignedVector<float> own_t_;      // blocked: lone-ring weight of each ring on its own channel
+  AlignedVector<float> det_t_;      // blocked: detuning of each ring (metres)
   std::vector<double> row_sum_;     // N: sum_j W_eff
 };
 

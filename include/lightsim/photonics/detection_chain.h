@@ -17,6 +17,7 @@
 #include <span>
 #include <vector>
 
+#include "lightsim/core/aligned.h"
 #include "lightsim/core/rng.h"
 #include "lightsim/photonics/bank_state.h"
 #include "lightsim/photonics/detection.h"
@@ -65,11 +66,11 @@ class DetectionChain {
   double eps_ = 0, r_pch_ = 0;
   double scale_ = 0;  // R P_ch (1 - eps): A per unit score
   double rin_coef_ = 0, shot_coef_ = 0, const_var_ = 0;
-  std::vector<float> offset_;           // N: offset current of each row (A)
-  std::vector<float> u_, u2_;           // d: line factors of the query
-  float x_sum_ = 0;                     // sum_j x_j of the query (single-ended reference)
-  std::vector<float> acc_, sum_, rin_;  // rows_pad: the pass's accumulators
-  std::vector<float> z_, cur_;          // N: the noise normals, the currents when not asked
+  std::vector<float> offset_;             // N: offset current of each row (A)
+  std::vector<float> u_, u2_;             // d: line factors of the query
+  float x_sum_ = 0;                       // sum_j x_j of the query (single-ended reference)
+  AlignedVector<float> acc_, sum_, rin_;  // rows_pad: the pass's accumulators (64-byte aligned)
+  std::vector<float> z_, cur_;            // N: the noise normals, the currents when not asked
 };
 
 }  // namespace lightsim::photonics

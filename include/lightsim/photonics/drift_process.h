@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "lightsim/core/aligned.h"
 #include "lightsim/core/rng.h"
 #include "lightsim/photonics/bank_state.h"
 #include "lightsim/photonics/impairments.h"
@@ -51,6 +52,13 @@ class DriftProcess {
   const float* block_corrections(int b, const BankState& bank, RandomStream& noise,
                                  const kernels::KernelSet& k);
   void end_query();
+  // Between begin_query and end_query of a query that draws nothing (the field has memory in
+  // time and this is not an update query): the held corrections of every block, blocked
+  // (block b at layout().block_offset(b)), which block_corrections would return block by
+  // block; null otherwise.
+  const float* held_corrections() const {
+    return keep_ && have_field_ && !update_ ? corr_.data() : nullptr;
+  }
 
   // The local drift (metres, N x d row-major) of the last query since restart (zeros before
   // the first); kept only when drift_time_constant > 0, else empty.
@@ -68,9 +76,10 @@ class DriftProcess {
   std::uint64_t queries_ = 0;  // queries since restart
   bool update_ = false;        // the current query redraws the field
   bool have_field_ = false;    // field_ holds a field of the current state
-  std::vector<float> z_;       // per block: the normals, then the fresh unit field
-  std::vector<float> field_;   // blocked (one block when !keep_): the unit field in use
-  std::vector<float> corr_;    // blocked (one block when !keep_): own-weight corrections
+  // (Cache-line aligned: the kernels read and write them in 64-byte vectors.)
+  AlignedVector<float> z_;      // per block: the normals, then the fresh unit field
+  AlignedVector<float> field_;  // blocked (one block when !keep_): the unit field in use
+  AlignedVector<float> corr_;   // blocked (one block when !keep_): own-weight corrections
 };
 
 }  // namespace lightsim::photonics

@@ -86,15 +86,40 @@ class WeightProgrammer {
   DacStep dac_step(double target, double gain, double calibrated_gain, const double* code_error,
                    double delta_t = 0.0) const {
     DacStep s;
-    const double target_control = (target - rest_) / slope_;
-    // The calibration table divides out the gain it measured (1 when uncalibrated).
-    const double ideal_code = (target_control / calibrated_gain - c_min_) / lsb_;
-    const long code = std::lround(ideal_code);
+    const long code = round_code(ideal_code(target, calibrated_gain));
     s.clipped = code < 0 || code >= codes_;
-    s.code = static_cast<int>(std::clamp<long>(code, 0, codes_ - 1));
-    s.control = gain * (c_min_ + (s.code + code_error[s.code]) * lsb_);
-    s.detuning = rest_ + slope_ * s.control + thermal_shift_ * delta_t;
+    s.code = clamp_code(code);
+    s.control = code_control(s.code, gain, code_error);
+    s.detuning = control_detuning(s.control, delta_t);
     return s;
+  }
+  // The parts of dac_step, in its order (BankState::set_state runs them as separate passes).
+  // The code the calibration table asks for, before rounding: it divides out the gain it
+  // measured (1 when uncalibrated).
+  double ideal_code(double target, double calibrated_gain) const {
+    const double target_control = (target - rest_) / slope_;
+    return (target_control / calibrated_gain - c_min_) / lsb_;
+  }
+  // std::lround(x) (halves away from zero) without the libm call for |x| < 2^62.
+  static long round_code(double x) {
+    const double a = std::fabs(x);
+    if (!(a < 0x1p62)) return std::lround(x);  // huge or NaN: libm's own result
+    const long t = static_cast<long>(a);       // trunc: exact, and a - t is exact
+    const long r = t + (a - static_cast<double>(t) >= 0.5 ? 1 : 0);
+    return x < 0.0 ? -r : r;
+  }
+  int clamp_code(long code) const {
+    return static_cast<int>(std::clamp<long>(code, 0, codes_ - 1));
+  }
+  double code_control(int code, double gain, const double* code_error) const {
+    return gain * (c_min_ + (code + code_error[code]) * lsb_);
+  }
+  double control_detuning(double control, double delta_t = 0.0) const {
+    return rest_ + slope_ * control + thermal_shift_ * delta_t;
+  }
+  // The programmed detuning of a rounded code (dac_step's detuning from its code on).
+  double code_detuning(long code, double gain, const double* code_error) const {
+    return control_detuning(code_control(clamp_code(code), gain, code_error));
   }
   // Throws InternalError unless `dac` has one code error per code of this DAC.
   void check_profile(const DacInstance& dac) const;

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 #include "lightsim/core/error.h"
@@ -128,6 +129,51 @@ TEST(KvKernels, TopKThresholdPathIsExactForManySizes) {
   }
   std::vector<std::uint32_t> one(1);
   EXPECT_THROW(top_k_indices(std::vector<float>{1.0f}, 2, scratch, one.data()), Error);
+}
+
+}  // namespace
+}  // namespace lightsim::kv
+
+namespace lightsim::kv {
+namespace {
+
+// The branch-free top-k kernels (every SIMD path this CPU has) against the previous
+// implementation (detail::top_k_indices_partial_sort) and a stable sort: the same indices in
+// the same order, ties included, for i.i.d., smooth, integer-valued (heavy ties), all-equal
+// and -inf-bearing scores, sizes that are not multiples of the vector widths, k from 1 to n/4
+// and candidate counts on both sides of the ranked/partial-sort switch.
+TEST(KvKernels, TopKEverySimdPathEqualsThePartialSortReference) {
+  using lightsim::detail::SimdLevel;
+  TopKScratch scratch, ref_scratch;
+  RandomStream rng(7, {1});
+  for (std::size_t n : {64u, 129u, 1000u, 1024u, 1031u, 8192u}) {
+    for (int pattern = 0; pattern < 5; ++pattern) {
+      std::vector<float> s(n);
+      rng.fill_normal(std::span<float>(s));
+      for (std::size_t i = 0; i < n; ++i) {
+        if (pattern == 1 && i > 0) s[i] = 0.9f * s[i - 1] + 0.1f * s[i];
+        if (pattern == 2) s[i] = static_cast<float>((i * 7919) % 13);
+        if (pattern == 3) s[i] = 0.5f;
+        if (pattern == 4 && i % 3 == 0) s[i] = -std::numeric_limits<float>::infinity();
+      }
+      std::vector<std::uint32_t> idx(n);
+      std::iota(idx.begin(), idx.end(), 0u);
+      std::stable_sort(idx.begin(), idx.end(), [&](auto a, auto b) { return s[a] > s[b]; });
+      for (std::size_t k : {std::size_t{1}, std::size_t{7}, std::size_t{32}, n / 4}) {
+        const std::vector<std::uint32_t> want(idx.begin(), idx.begin() + static_cast<long>(k));
+        std::vector<std::uint32_t> ref(k), got(k);
+        detail::top_k_indices_partial_sort(s, k, ref_scratch, ref.data());
+        EXPECT_EQ(ref, want) << "n " << n << " pattern " << pattern << " k " << k;
+        for (SimdLevel level : {SimdLevel::baseline, SimdLevel::avx2, SimdLevel::avx512}) {
+          if (!lightsim::detail::simd_level_supported(level)) continue;
+          std::fill(got.begin(), got.end(), 0u);
+          detail::top_k_indices_at(level, s, k, scratch, got.data());
+          EXPECT_EQ(got, ref) << "n " << n << " pattern " << pattern << " k " << k << " level "
+                              << static_cast<int>(level);
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

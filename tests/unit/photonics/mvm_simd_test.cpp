@@ -62,8 +62,8 @@ bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
 TEST(MvmSimd, EveryCompiledPathGivesTheBaselineBits) {
   int compared = 0;
   for (int d : {32, 7})
-    for (int rows : {64, 45})  // 45: a partial last block of 32 rows
-      for (double tau : {0.0, 1e-7}) {
+    for (int rows : {64, 45})                 // 45: a partial last block of 32 rows
+      for (double tau : {0.0, 1e-7, 1e-6}) {  // 1e-6: K = 10, held corrections between updates
         const Outputs ref = run(SimdLevel::baseline, d, rows, tau);
         for (SimdLevel level : {SimdLevel::avx2, SimdLevel::avx512}) {
           if (!detail::simd_level_supported(level)) continue;

@@ -169,5 +169,29 @@ TEST(StatePreparation, StaticErrorsHaveTheRootSumSquareSigma) {
   EXPECT_NEAR(sigma, 50e-12, 50e-12 * 4.0 / std::sqrt(2.0 * programmed.size()));
 }
 
+// WeightProgrammer::round_code (set_state's DAC rounding without the libm call) against
+// std::lround: halves both ways, the doubles next to them, signed zeros, the range where every
+// double is an integer, the fallback range, and random codes.
+TEST(StatePreparation, RoundCodeIsLround) {
+  std::vector<double> xs{0.0,
+                         -0.0,
+                         0.49999999999999994,
+                         -0.49999999999999994,
+                         0x1p52,
+                         0x1p52 + 1.0,
+                         -0x1p53,
+                         0x1p62,
+                         -0x1p62,
+                         0x1p62 - 1024.0,
+                         4.5e18};
+  for (int i = -40; i <= 40; ++i) {
+    const double h = 0.5 * i;
+    xs.insert(xs.end(), {h, std::nextafter(h, 1e9), std::nextafter(h, -1e9)});
+  }
+  RandomStream rng(9, {1});
+  for (int i = 0; i < 2000; ++i) xs.push_back(70000.0 * (rng.uniform() - 0.25));
+  for (double x : xs) EXPECT_EQ(WeightProgrammer::round_code(x), std::lround(x)) << x;
+}
+
 }  // namespace
 }  // namespace lightsim::photonics
